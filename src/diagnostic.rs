@@ -1,0 +1,101 @@
+//! One `Diagnostic` type for every user-facing problem, and its renderer.
+//!
+//! Positions inside the core are **half-open byte ranges** into the text the
+//! diagnostic is about (an expression, or a manifest document). Only the wasm
+//! boundary converts them to UTF-16 code units and 1-based line/column.
+
+use serde::Serialize;
+
+/// How bad a problem is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Severity {
+    /// The thing it is about cannot be used as written (compile error, invalid manifest).
+    Error,
+    /// Worth knowing; evaluation is unaffected (type-check warnings, ignored fields).
+    Warning,
+    /// Background information (why something did not match, defaults applied).
+    Info,
+}
+
+/// A half-open byte range `[start, end)` into the diagnostic's source text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Self {
+        Span { start: start as u32, end: end.max(start) as u32 }
+    }
+    /// The smallest span covering both.
+    pub fn cover(self, other: Span) -> Span {
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+}
+
+/// What text a span points into.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum SourceRef {
+    /// A CEL expression: the span indexes `expression` (as written in the manifest, untrimmed
+    /// unless the apiserver trims it before compiling).
+    Expression { expression: String },
+    /// A document of the manifest text: the span indexes the whole input text; `document` is the
+    /// 0-based index of the `---`-separated document.
+    Manifest { document: usize },
+}
+
+/// A problem, with enough context to show it where it happened.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// Stable kebab-case identifier, e.g. `cel-undeclared-reference`, `manifest-yaml-syntax`.
+    pub code: &'static str,
+    /// The message, in the wording of the upstream tool where one exists (cel-go, apiserver).
+    pub message: String,
+    /// Kubernetes field path the problem belongs to, e.g. `spec.validations[0].expression`,
+    /// prefixed by the object (`ValidatingAdmissionPolicy/name`) where relevant. May be empty.
+    pub field: String,
+    /// Where in `source` the problem is; `None` when the problem has no position.
+    pub span: Option<Span>,
+    /// The text `span` points into.
+    pub source: Option<SourceRef>,
+    /// A hint on how to fix it. May be empty.
+    pub help: String,
+}
+
+impl Diagnostic {
+    pub fn new(severity: Severity, code: &'static str, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity,
+            code,
+            message: message.into(),
+            field: String::new(),
+            span: None,
+            source: None,
+            help: String::new(),
+        }
+    }
+    pub fn error(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(Severity::Error, code, message)
+    }
+    pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(Severity::Warning, code, message)
+    }
+    pub fn with_field(mut self, field: impl Into<String>) -> Self {
+        self.field = field.into();
+        self
+    }
+    pub fn with_span(mut self, span: Span, source: SourceRef) -> Self {
+        self.span = Some(span);
+        self.source = Some(source);
+        self
+    }
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = help.into();
+        self
+    }
+}

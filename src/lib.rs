@@ -1,0 +1,3 @@
+//! vap-eval: evaluate Kubernetes ValidatingAdmissionPolicy offline, exactly as kube-apiserver does.
+
+pub mod diagnostic;
