@@ -2,3 +2,4 @@
 
 pub mod cel;
 pub mod diagnostic;
+pub mod environment;

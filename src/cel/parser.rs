@@ -284,11 +284,9 @@ fn prescan_depth(source: &str) -> Result<(), Vec<ParseError>> {
                     )]);
                 }
             }
-            b")" | b"]" | b"}" => {
-                if frames.len() > 1 {
-                    if let Some(f) = frames.pop() {
-                        chain_total -= f;
-                    }
+            b")" | b"]" | b"}" if frames.len() > 1 => {
+                if let Some(f) = frames.pop() {
+                    chain_total -= f;
                 }
             }
             b"&&" | b"||" | b"?" | b":" | b"," => {
