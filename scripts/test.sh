@@ -134,7 +134,7 @@ else
   skip "no tests/node/*.test.mjs"
 fi
 
-section "playground page tests (playwright-core + /usr/bin/chromium)"
+section "page tests: pkg and playground in Chromium (playwright-core)"
 mapfile -t PAGE_TESTS < <(page_tests)
 if [ "${VAP_SKIP_BROWSER:-}" = 1 ]; then
   skip "VAP_SKIP_BROWSER=1"
