@@ -103,7 +103,7 @@ end_section
 
 section "wasm-bindgen tests in Node"
 if have_wasm_tests; then
-  counted cargo 1 cargo test --target wasm32-unknown-unknown
+  counted cargo 1 cargo test --target wasm32-unknown-unknown --tests
   end_section
 else
   skip "no wasm_bindgen_test in tests/ or src/"
@@ -119,7 +119,7 @@ else
   # Without WASM_BINDGEN_USE_BROWSER the runner silently uses Node; check it really used Chrome
   # and that it ran tests (a runner that runs nothing exits 0).
   counted cargo 1 env CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_USE_BROWSER=1 \
-    cargo test --target wasm32-unknown-unknown
+    cargo test --target wasm32-unknown-unknown --tests
   grep -q 'Running headless tests in Chrome' "$LAST_LOG" || fail "the tests did not run in Chrome"
   end_section
 fi
