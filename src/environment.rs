@@ -216,11 +216,7 @@ impl ExpressionKind {
             Err(format!("must evaluate to {} but got {}", wanted[0], result))
         } else {
             let names: Vec<String> = wanted.iter().map(|t| t.to_string()).collect();
-            Err(format!(
-                "must evaluate to one of [{}] but got {}",
-                names.join(" "),
-                result
-            ))
+            Err(format!("must evaluate to one of [{}] but got {}", names.join(" "), result))
         }
     }
 }
@@ -275,10 +271,7 @@ pub fn declare_admission_variables(
 fn object(name: &str, fields: &[(&str, Type)]) -> ObjectTypeDecl {
     ObjectTypeDecl {
         name: name.to_string(),
-        fields: fields
-            .iter()
-            .map(|(n, t)| (n.to_string(), t.clone()))
-            .collect(),
+        fields: fields.iter().map(|(n, t)| (n.to_string(), t.clone())).collect(),
     }
 }
 
@@ -289,10 +282,8 @@ fn declare_request_and_namespace_types(decls: &mut Declarations) {
     use type_name::*;
     let s = || Type::String;
     let strings = || Type::list(Type::String);
-    decls.add_object(object(
-        GROUP_VERSION_KIND,
-        &[("group", s()), ("version", s()), ("kind", s())],
-    ));
+    decls
+        .add_object(object(GROUP_VERSION_KIND, &[("group", s()), ("version", s()), ("kind", s())]));
     decls.add_object(object(
         GROUP_VERSION_RESOURCE,
         &[("group", s()), ("version", s()), ("resource", s())],
@@ -336,10 +327,7 @@ fn declare_request_and_namespace_types(decls: &mut Declarations) {
     ));
     decls.add_object(object(
         NAMESPACE_STATUS,
-        &[
-            ("conditions", Type::list(Type::object(NAMESPACE_CONDITION))),
-            ("phase", s()),
-        ],
+        &[("conditions", Type::list(Type::object(NAMESPACE_CONDITION))), ("phase", s())],
     ));
     decls.add_object(object(
         NAMESPACE_METADATA,
@@ -376,15 +364,10 @@ mod tests {
     fn versions_parse_and_gate_features() {
         assert_eq!(KubeVersion::parse("1.34"), Ok(KubeVersion::new(34)));
         assert_eq!(KubeVersion::parse("v1.30"), Ok(KubeVersion::new(30)));
-        assert!(KubeVersion::parse("1.29")
-            .unwrap_err()
-            .contains("1.30 through 1.37"));
+        assert!(KubeVersion::parse("1.29").unwrap_err().contains("1.30 through 1.37"));
         // spec §4.1: lists v1 (includes) and backticks arrive in 1.37; ext lists v3 in 1.34.
         let f37 = Features::for_version(KubeVersion::new(37), EnvironmentMode::StoredExpressions);
-        assert_eq!(
-            (f37.k8s_lists, f37.backtick_identifiers, f37.ext_lists),
-            (1, true, 3)
-        );
+        assert_eq!((f37.k8s_lists, f37.backtick_identifiers, f37.ext_lists), (1, true, 3));
         // A 1.37 server validates new expressions against 1.36 (spec §4.1, §7.4).
         let new37 = Features::for_version(KubeVersion::new(37), EnvironmentMode::NewExpressions);
         assert_eq!(new37.k8s_lists, 0);
@@ -403,14 +386,8 @@ mod tests {
             ExpressionKind::AuditAnnotation.check_result_type(&Type::Int),
             Err("must evaluate to one of [string null_type] but got int".to_string())
         );
-        assert_eq!(
-            ExpressionKind::AuditAnnotation.check_result_type(&Type::Null),
-            Ok(())
-        );
-        assert_eq!(
-            ExpressionKind::Variable.check_result_type(&Type::Dyn),
-            Ok(())
-        );
+        assert_eq!(ExpressionKind::AuditAnnotation.check_result_type(&Type::Null), Ok(()));
+        assert_eq!(ExpressionKind::Variable.check_result_type(&Type::Dyn), Ok(()));
     }
 
     #[test]
@@ -424,22 +401,14 @@ mod tests {
         assert!(d.variable(var::AUTHORIZER).is_none());
         assert!(d.variable(var::PARAMS).is_none());
         let mut d = Declarations::default();
-        let scope = VariableScope {
-            has_params: true,
-            variables: Some(vec![]),
-            ..Default::default()
-        };
+        let scope =
+            VariableScope { has_params: true, variables: Some(vec![]), ..Default::default() };
         declare_admission_variables(&mut d, ExpressionKind::Validation, &scope);
         assert!(d.variable(var::AUTHORIZER).is_some() && d.variable(var::PARAMS).is_some());
         assert_eq!(
-            d.object(type_name::NAMESPACE_METADATA)
-                .and_then(|o| o.field("UID")),
+            d.object(type_name::NAMESPACE_METADATA).and_then(|o| o.field("UID")),
             Some(&Type::String)
         );
-        assert!(d
-            .object(type_name::ADMISSION_REQUEST)
-            .unwrap()
-            .field("uid")
-            .is_none());
+        assert!(d.object(type_name::ADMISSION_REQUEST).unwrap().field("uid").is_none());
     }
 }

@@ -3,3 +3,6 @@
 pub mod cel;
 pub mod diagnostic;
 pub mod environment;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;

@@ -133,13 +133,9 @@ impl Expr {
             ExprKind::List { elements, .. } => elements.iter().collect(),
             ExprKind::Map { entries } => entries.iter().flat_map(|e| [&e.key, &e.value]).collect(),
             ExprKind::Struct { fields, .. } => fields.iter().map(|f| &f.value).collect(),
-            ExprKind::Comprehension(c) => vec![
-                &c.iter_range,
-                &c.accu_init,
-                &c.loop_cond,
-                &c.loop_step,
-                &c.result,
-            ],
+            ExprKind::Comprehension(c) => {
+                vec![&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result]
+            }
         }
     }
 }

@@ -23,20 +23,10 @@ pub struct OverloadDecl {
 
 impl OverloadDecl {
     pub fn global(id: &str, params: Vec<Type>, result: Type) -> Self {
-        OverloadDecl {
-            id: Rc::from(id),
-            member: false,
-            params,
-            result,
-        }
+        OverloadDecl { id: Rc::from(id), member: false, params, result }
     }
     pub fn member(id: &str, params: Vec<Type>, result: Type) -> Self {
-        OverloadDecl {
-            id: Rc::from(id),
-            member: true,
-            params,
-            result,
-        }
+        OverloadDecl { id: Rc::from(id), member: true, params, result }
     }
 }
 
@@ -75,10 +65,7 @@ impl Declarations {
         let f = self
             .functions
             .entry(function.to_string())
-            .or_insert_with(|| FunctionDecl {
-                name: function.to_string(),
-                overloads: Vec::new(),
-            });
+            .or_insert_with(|| FunctionDecl { name: function.to_string(), overloads: Vec::new() });
         if let Some(existing) = f.overloads.iter_mut().find(|o| o.id == overload.id) {
             *existing = overload;
         } else {

@@ -34,9 +34,7 @@ pub struct ParseOptions {
 
 impl Default for ParseOptions {
     fn default() -> Self {
-        ParseOptions {
-            backtick_identifiers: true,
-        }
+        ParseOptions { backtick_identifiers: true }
     }
 }
 
@@ -50,10 +48,7 @@ pub struct ParseError {
 
 impl ParseError {
     fn at(offset: Option<usize>, message: impl Into<String>) -> Self {
-        ParseError {
-            message: message.into(),
-            offset: offset.map(|o| o as u32),
-        }
+        ParseError { message: message.into(), offset: offset.map(|o| o as u32) }
     }
 }
 
@@ -82,11 +77,7 @@ pub fn parse(source: &str, options: ParseOptions) -> Result<Ast, Vec<ParseError>
                 .iter()
                 .map(|e| {
                     let offset = if e.pos.0 > 0 {
-                        Some(offset_of_line_col(
-                            source,
-                            e.pos.0 as usize,
-                            e.pos.1.max(1) as usize,
-                        ))
+                        Some(offset_of_line_col(source, e.pos.0 as usize, e.pos.1.max(1) as usize))
                     } else {
                         None
                     };
@@ -97,22 +88,13 @@ pub fn parse(source: &str, options: ParseOptions) -> Result<Ast, Vec<ParseError>
             return Err(out);
         }
     };
-    let mut conv = Converter {
-        source,
-        info: &info,
-        next_id: 0,
-        errors: Vec::new(),
-    };
+    let mut conv = Converter { source, info: &info, next_id: 0, errors: Vec::new() };
     let root = conv.convert(&expr);
     if !conv.errors.is_empty() {
         conv.errors.sort_by_key(|e| e.offset);
         return Err(conv.errors);
     }
-    Ok(Ast {
-        root,
-        source: Rc::from(source),
-        node_count: conv.next_id,
-    })
+    Ok(Ast { root, source: Rc::from(source), node_count: conv.next_id })
 }
 
 /// Byte offset of a 1-based (line, code-point column) position.
@@ -120,11 +102,7 @@ fn offset_of_line_col(source: &str, line: usize, col: usize) -> usize {
     let mut line_start = 0;
     for (n, l) in source.split_inclusive('\n').enumerate() {
         if n + 1 == line {
-            return line_start
-                + l.char_indices()
-                    .nth(col - 1)
-                    .map(|(i, _)| i)
-                    .unwrap_or(l.len());
+            return line_start + l.char_indices().nth(col - 1).map(|(i, _)| i).unwrap_or(l.len());
         }
         line_start += l.len();
     }
@@ -335,10 +313,7 @@ impl<'s> Converter<'s> {
     }
 
     fn offset(&self, e: &cast::IdedExpr) -> u32 {
-        self.info
-            .offset_for(e.id)
-            .map(|(start, _)| start)
-            .unwrap_or(0)
+        self.info.offset_for(e.id).map(|(start, _)| start).unwrap_or(0)
     }
 
     /// The span of the token at `pos` alone.
@@ -353,10 +328,7 @@ impl<'s> Converter<'s> {
         let s = self.source.as_bytes();
         let i = skip_trivia(s, span.end as usize);
         if i < s.len() && s[i] == closer {
-            Span {
-                start: span.start,
-                end: i as u32 + 1,
-            }
+            Span { start: span.start, end: i as u32 + 1 }
         } else {
             span
         }
@@ -366,10 +338,7 @@ impl<'s> Converter<'s> {
     fn open_with(&self, span: Span, word: &str) -> Span {
         let head = self.source[..span.start as usize].trim_end();
         if head.ends_with(word) {
-            Span {
-                start: (head.len() - word.len()) as u32,
-                end: span.end,
-            }
+            Span { start: (head.len() - word.len()) as u32, end: span.end }
         } else {
             span
         }
@@ -377,12 +346,7 @@ impl<'s> Converter<'s> {
 
     fn node(&mut self, pos: u32, span: Span, kind: ExprKind) -> Expr {
         let id = self.id();
-        Expr {
-            id,
-            pos,
-            span,
-            kind,
-        }
+        Expr { id, pos, span, kind }
     }
 
     fn convert(&mut self, e: &cast::IdedExpr) -> Expr {
@@ -471,10 +435,7 @@ impl<'s> Converter<'s> {
                 self.node(
                     pos,
                     span,
-                    ExprKind::List {
-                        elements,
-                        optional_indices: list.optional_indices.clone(),
-                    },
+                    ExprKind::List { elements, optional_indices: list.optional_indices.clone() },
                 )
             }
             cast::Expr::Map(map) => {
@@ -486,18 +447,8 @@ impl<'s> Converter<'s> {
                         let value = self.convert(&me.value);
                         span = span.cover(key.span).cover(value.span);
                         let id = self.id();
-                        let epos = self
-                            .info
-                            .offset_for(entry.id)
-                            .map(|(s, _)| s)
-                            .unwrap_or(pos);
-                        entries.push(MapEntry {
-                            id,
-                            pos: epos,
-                            key,
-                            value,
-                            optional: me.optional,
-                        });
+                        let epos = self.info.offset_for(entry.id).map(|(s, _)| s).unwrap_or(pos);
+                        entries.push(MapEntry { id, pos: epos, key, value, optional: me.optional });
                     }
                 }
                 let span = self.close(span, b'}');
@@ -511,11 +462,7 @@ impl<'s> Converter<'s> {
                         let value = self.convert(&sf.value);
                         span = span.cover(value.span);
                         let id = self.id();
-                        let epos = self
-                            .info
-                            .offset_for(entry.id)
-                            .map(|(s, _)| s)
-                            .unwrap_or(pos);
+                        let epos = self.info.offset_for(entry.id).map(|(s, _)| s).unwrap_or(pos);
                         fields.push(StructField {
                             id,
                             pos: epos,
@@ -526,14 +473,7 @@ impl<'s> Converter<'s> {
                     }
                 }
                 let span = self.open_with(self.close(span, b'}'), &st.type_name);
-                self.node(
-                    pos,
-                    span,
-                    ExprKind::Struct {
-                        type_name: st.type_name.clone(),
-                        fields,
-                    },
-                )
+                self.node(pos, span, ExprKind::Struct { type_name: st.type_name.clone(), fields })
             }
             cast::Expr::Comprehension(c) => {
                 let iter_range = self.convert(&c.iter_range);
@@ -593,11 +533,7 @@ impl<'s> Converter<'s> {
         self.node(
             pos,
             span,
-            ExprKind::Call {
-                function: f.to_string(),
-                target: target.map(Box::new),
-                args,
-            },
+            ExprKind::Call { function: f.to_string(), target: target.map(Box::new), args },
         )
     }
     #[allow(clippy::too_many_arguments)]
@@ -710,28 +646,13 @@ impl<'s> Converter<'s> {
                 let all = name == "all";
                 let init = self.lit(pos, span, Literal::Bool(all));
                 let a = accu(self);
-                let cond_inner = if all {
-                    a
-                } else {
-                    self.call(pos, span, "!_", None, vec![a])
-                };
+                let cond_inner = if all { a } else { self.call(pos, span, "!_", None, vec![a]) };
                 let cond = self.call(pos, span, "@not_strictly_false", None, vec![cond_inner]);
                 let a = accu(self);
                 let op = if all { "_&&_" } else { "_||_" };
                 let step = self.call(pos, span, op, None, vec![a, rest[0].clone()]);
                 let result = accu(self);
-                self.comprehension(
-                    pos,
-                    span,
-                    range,
-                    k,
-                    Some(v),
-                    ACCU_VAR,
-                    init,
-                    cond,
-                    step,
-                    result,
-                )
+                self.comprehension(pos, span, range, k, Some(v), ACCU_VAR, init, cond, step, result)
             }
             "existsOne" | "exists_one" => {
                 let init = self.lit(pos, span, Literal::Int(0));
@@ -744,18 +665,7 @@ impl<'s> Converter<'s> {
                 let a = accu(self);
                 let one = self.lit(pos, span, Literal::Int(1));
                 let result = self.call(pos, span, "_==_", None, vec![a, one]);
-                self.comprehension(
-                    pos,
-                    span,
-                    range,
-                    k,
-                    Some(v),
-                    ACCU_VAR,
-                    init,
-                    cond,
-                    step,
-                    result,
-                )
+                self.comprehension(pos, span, range, k, Some(v), ACCU_VAR, init, cond, step, result)
             }
             _ => {
                 // transformList: accu + [expr]; transformMap: accu with k -> expr (cel-go's
@@ -769,10 +679,7 @@ impl<'s> Converter<'s> {
                     self.node(
                         pos,
                         span,
-                        ExprKind::List {
-                            elements: vec![],
-                            optional_indices: vec![],
-                        },
+                        ExprKind::List { elements: vec![], optional_indices: vec![] },
                     )
                 } else {
                     self.node(pos, span, ExprKind::Map { entries: vec![] })
@@ -784,10 +691,7 @@ impl<'s> Converter<'s> {
                         let l = self.node(
                             pos,
                             span,
-                            ExprKind::List {
-                                elements: vec![expr],
-                                optional_indices: vec![],
-                            },
+                            ExprKind::List { elements: vec![expr], optional_indices: vec![] },
                         );
                         self.call(pos, span, "_+_", None, vec![a, l])
                     }
@@ -805,18 +709,7 @@ impl<'s> Converter<'s> {
                     None => add,
                 };
                 let result = accu(self);
-                self.comprehension(
-                    pos,
-                    span,
-                    range,
-                    k,
-                    Some(v),
-                    ACCU_VAR,
-                    init,
-                    cond,
-                    step,
-                    result,
-                )
+                self.comprehension(pos, span, range, k, Some(v), ACCU_VAR, init, cond, step, result)
             }
         }
     }
@@ -836,29 +729,18 @@ impl<'s> Converter<'s> {
         let has = self.call(pos, span, "hasValue", Some(target.clone()), vec![]);
         let value = self.call(pos, span, "value", Some(target), vec![]);
         let bound = self.bind(pos, span, v, value, e);
-        let some = if flat {
-            bound
-        } else {
-            self.call(pos, span, "optional.of", None, vec![bound])
-        };
+        let some =
+            if flat { bound } else { self.call(pos, span, "optional.of", None, vec![bound]) };
         let none = self.call(pos, span, "optional.none", None, vec![]);
         self.call(pos, span, "_?_:_", None, vec![has, some, none])
     }
 
     fn bind(&mut self, pos: u32, span: Span, var: &str, init: Expr, body: Expr) -> Expr {
-        let empty = self.node(
-            pos,
-            span,
-            ExprKind::List {
-                elements: vec![],
-                optional_indices: vec![],
-            },
-        );
+        let empty =
+            self.node(pos, span, ExprKind::List { elements: vec![], optional_indices: vec![] });
         let cond = self.lit(pos, span, Literal::Bool(false));
         let step = self.ident(pos, span, var);
-        self.comprehension(
-            pos, span, empty, "#unused", None, var, init, cond, step, body,
-        )
+        self.comprehension(pos, span, empty, "#unused", None, var, init, cond, step, body)
     }
 
     /// `l.sortBy(v, key)` → bind `@__sortBy_input__ = l` in
@@ -868,29 +750,16 @@ impl<'s> Converter<'s> {
         let input = self.ident(pos, span, INPUT);
         // map(v, key) as cel-go's map macro expands it.
         let range = self.ident(pos, span, INPUT);
-        let init = self.node(
-            pos,
-            span,
-            ExprKind::List {
-                elements: vec![],
-                optional_indices: vec![],
-            },
-        );
+        let init =
+            self.node(pos, span, ExprKind::List { elements: vec![], optional_indices: vec![] });
         let cond = self.lit(pos, span, Literal::Bool(true));
         let a = self.ident(pos, span, ACCU_VAR);
-        let l = self.node(
-            pos,
-            span,
-            ExprKind::List {
-                elements: vec![key],
-                optional_indices: vec![],
-            },
-        );
+        let l =
+            self.node(pos, span, ExprKind::List { elements: vec![key], optional_indices: vec![] });
         let step = self.call(pos, span, "_+_", None, vec![a, l]);
         let result = self.ident(pos, span, ACCU_VAR);
-        let keys = self.comprehension(
-            pos, span, range, v, None, ACCU_VAR, init, cond, step, result,
-        );
+        let keys =
+            self.comprehension(pos, span, range, v, None, ACCU_VAR, init, cond, step, result);
         let sorted = self.call(pos, span, "@sortByAssociatedKeys", None, vec![input, keys]);
         self.bind(pos, span, INPUT, target, sorted)
     }
@@ -909,14 +778,10 @@ mod tests {
         let src = "a.b + f(x, [1, 2]) * -3";
         let ast = parse(src, ParseOptions::default()).unwrap();
         assert_eq!(text(src, ast.root.span), src);
-        let ExprKind::Call { args, .. } = &ast.root.kind else {
-            panic!()
-        };
+        let ExprKind::Call { args, .. } = &ast.root.kind else { panic!() };
         assert_eq!(text(src, args[0].span), "a.b");
         assert_eq!(text(src, args[1].span), "f(x, [1, 2]) * -3");
-        let ExprKind::Call { args: inner, .. } = &args[1].kind else {
-            panic!()
-        };
+        let ExprKind::Call { args: inner, .. } = &args[1].kind else { panic!() };
         assert_eq!(text(src, inner[0].span), "f(x, [1, 2])");
         assert_eq!(text(src, inner[1].span), "-3");
     }
@@ -935,14 +800,10 @@ mod tests {
     fn macro_spans_include_has_and_parens() {
         let src = "has(a.b) && m.all(k, v, k == v)";
         let ast = parse(src, ParseOptions::default()).unwrap();
-        let ExprKind::Call { args, .. } = &ast.root.kind else {
-            panic!()
-        };
+        let ExprKind::Call { args, .. } = &ast.root.kind else { panic!() };
         assert_eq!(text(src, args[0].span), "has(a.b)");
         assert_eq!(text(src, args[1].span), "m.all(k, v, k == v)");
-        let ExprKind::Comprehension(c) = &args[1].kind else {
-            panic!("{:?}", args[1].kind)
-        };
+        let ExprKind::Comprehension(c) = &args[1].kind else { panic!("{:?}", args[1].kind) };
         assert_eq!(c.iter_var, "k");
         assert_eq!(c.iter_var2.as_deref(), Some("v"));
     }

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Builds the npm package into pkg/ (generated, not committed): the wasm module, its JS glue and
+# TypeScript types (wasm-bindgen --target web: browsers use `await init()`, Node uses
+# `initSync({ module: fs.readFileSync('pkg/vap_eval_bg.wasm') })`), package.json, README, LICENSE.
+# Needs: rustup target wasm32-unknown-unknown, wasm-bindgen-cli = the wasm-bindgen in Cargo.lock
+# (.ci/run installs both).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WBV=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')
+HAVE=$(wasm-bindgen --version 2>/dev/null | cut -d' ' -f2 || true)
+if [ "$HAVE" != "$WBV" ]; then
+  echo "build-pkg: wasm-bindgen-cli ${HAVE:-missing}, Cargo.lock has wasm-bindgen $WBV." >&2
+  echo "  cargo install wasm-bindgen-cli --version $WBV --locked   (or run .ci/run)" >&2
+  exit 1
+fi
+
+cargo build --lib --release --target wasm32-unknown-unknown
+rm -rf pkg
+wasm-bindgen --target web --out-dir pkg --remove-name-section --remove-producers-section \
+  target/wasm32-unknown-unknown/release/vap_eval.wasm
+
+VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+DESC=$(sed -n 's/^description = "\(.*\)"/\1/p' Cargo.toml | head -1)
+cat > pkg/package.json <<JSON
+{
+  "name": "vap-eval",
+  "version": "$VERSION",
+  "description": "$DESC",
+  "license": "Apache-2.0",
+  "type": "module",
+  "main": "vap_eval.js",
+  "module": "vap_eval.js",
+  "types": "vap_eval.d.ts",
+  "exports": {
+    ".": {
+      "types": "./vap_eval.d.ts",
+      "default": "./vap_eval.js"
+    },
+    "./vap_eval_bg.wasm": "./vap_eval_bg.wasm",
+    "./package.json": "./package.json"
+  },
+  "files": [
+    "vap_eval_bg.wasm",
+    "vap_eval_bg.wasm.d.ts",
+    "vap_eval.js",
+    "vap_eval.d.ts",
+    "README.md",
+    "LICENSE"
+  ],
+  "sideEffects": [
+    "./snippets/*"
+  ],
+  "keywords": ["kubernetes", "cel", "validatingadmissionpolicy", "admission", "wasm"]
+}
+JSON
+# wasm-bindgen writes snippets/ only when the crate has inline JS; ship it if it exists.
+if [ -d pkg/snippets ]; then
+  node -e 'const f="pkg/package.json",p=JSON.parse(require("fs").readFileSync(f));p.files.push("snippets/");require("fs").writeFileSync(f,JSON.stringify(p,null,2)+"\n")'
+fi
+rm -f pkg/.gitignore
+for f in README.md LICENSE; do [ -f "$f" ] && cp "$f" pkg/; done
+
+WASM=pkg/vap_eval_bg.wasm
+RAW=$(stat -c %s "$WASM")
+GZ=$(gzip -9c "$WASM" | wc -c)
+echo "build-pkg: pkg/ vap-eval@$VERSION, $WASM $RAW bytes ($GZ gzipped)"
