@@ -388,7 +388,7 @@ impl Ip {
         if ip.is4 && (ip.addr == V4_MAPPED || ip.addr == V4_MAPPED | 0xffff_ffff) {
             return false;
         }
-        !(!ip.is4 && ip.addr == 0)
+        (ip.is4 || ip.addr != 0)
             && !ip.is_loopback()
             && !ip.is_multicast()
             && !ip.is_link_local_unicast()
