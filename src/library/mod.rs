@@ -9,3 +9,4 @@ pub mod cidr;
 pub mod gostr;
 pub mod ip;
 pub mod quantity;
+pub mod semver;
