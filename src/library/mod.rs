@@ -9,4 +9,5 @@ pub mod cidr;
 pub mod gostr;
 pub mod ip;
 pub mod quantity;
+pub mod regex;
 pub mod semver;
