@@ -11,3 +11,4 @@ pub mod ip;
 pub mod quantity;
 pub mod regex;
 pub mod semver;
+pub mod url;
