@@ -468,8 +468,10 @@ impl fmt::Display for Url {
         if !self.opaque.is_empty() {
             buf.push_str(&self.opaque);
         } else {
-            if !self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some() {
-                if !(self.omit_host && self.host.is_empty() && self.user.is_none()) {
+            let has_authority =
+                !self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some();
+            if has_authority && !(self.omit_host && self.host.is_empty() && self.user.is_none()) {
+                {
                     if !self.host.is_empty() || !self.path.is_empty() || self.user.is_some() {
                         buf.push_str("//");
                     }
