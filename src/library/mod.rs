@@ -6,6 +6,7 @@
 //! apiserver prints, so a CEL binding layer only has to wrap values.
 
 pub mod cidr;
+pub mod format;
 pub mod gostr;
 pub mod ip;
 pub mod quantity;
