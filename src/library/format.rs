@@ -257,7 +257,7 @@ fn is_uuid(s: &str) -> bool {
 /// Go `base64.StdEncoding.DecodeString(s) == nil` (CR and LF are ignored).
 fn is_base64(s: &str) -> bool {
     let data: Vec<u8> = s.bytes().filter(|&c| c != b'\r' && c != b'\n').collect();
-    if data.len() % 4 != 0 {
+    if !data.len().is_multiple_of(4) {
         return false;
     }
     let valid = |c: u8| c.is_ascii_alphanumeric() || c == b'+' || c == b'/';
