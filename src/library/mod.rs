@@ -5,6 +5,7 @@
 //! fallible function returns `Result<_, String>` whose error text is exactly what the
 //! apiserver prints, so a CEL binding layer only has to wrap values.
 
+pub mod authz;
 pub mod cidr;
 pub mod format;
 pub mod gostr;
