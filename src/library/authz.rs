@@ -235,17 +235,17 @@ pub fn service_account_user(namespace: &str, name: &str) -> Result<UserInfo, Str
     })
 }
 
-/// `authorizer.path(p)` argument check.
+/// `authorizer.path(p)` argument check (blank after Go `strings.TrimSpace`).
 pub fn check_path_arg(path: &str) -> Result<(), String> {
-    if path.is_empty() {
+    if path.trim().is_empty() {
         return Err("path must not be empty".to_string());
     }
     Ok(())
 }
 
-/// `group.resource(r)` argument check.
+/// `group.resource(r)` argument check (blank after Go `strings.TrimSpace`).
 pub fn check_resource_arg(resource: &str) -> Result<(), String> {
-    if resource.is_empty() {
+    if resource.trim().is_empty() {
         return Err("resource must not be empty".to_string());
     }
     Ok(())
