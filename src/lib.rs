@@ -3,6 +3,7 @@
 pub mod cel;
 pub mod diagnostic;
 pub mod environment;
+pub mod library;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -1,0 +1,610 @@
+//! Kubernetes `Authz` library (since Kubernetes 1.27; `fieldSelector`/`labelSelector` since
+//! 1.31): an offline RBAC authorizer behind the CEL `authorizer` variable.
+//!
+//! ```text
+//! authorizer.path(<string>) <PathCheck>                        -> check_path_arg ("path must not be empty")
+//! authorizer.group(<string>) <GroupCheck>
+//! authorizer.serviceAccount(<string> ns, <string> name) <Authorizer> -> service_account_user
+//! <GroupCheck>.resource(<string>) <ResourceCheck>              -> check_resource_arg ("resource must not be empty")
+//! <ResourceCheck>.subresource/namespace/name(<string>) <ResourceCheck>   ("" = unset)
+//! <ResourceCheck>.fieldSelector/labelSelector(<string>) <ResourceCheck>  (RBAC ignores both)
+//! <PathCheck>.check(<string> httpVerb) <Decision>              -> Rbac::authorize(NonResource)
+//! <ResourceCheck>.check(<string> apiVerb) <Decision>           -> Rbac::authorize(Resource)
+//! <Decision>.allowed() <bool>, .reason() <string>, .errored() <bool>, .error() <string>
+//! ```
+//!
+//! Examples:
+//!
+//! ```text
+//! authorizer.group('').resource('pods').namespace('default').check('create').allowed()
+//!   // true when a RoleBinding in "default" grants create on pods;
+//!   // reason: RBAC: allowed by RoleBinding "rb/default" of Role "r" to User "alice"
+//! authorizer.path('/healthz').check('get').allowed()  // NonResourceURLs "/healthz" or "/health*"
+//! authorizer.serviceAccount('default', 'Bad_Name')    // error: Invalid service account name
+//! ```
+//!
+//! Decision rules are RBAC's (k/k `plugin/pkg/auth/authorizer/rbac/rbac.go`,
+//! `pkg/registry/rbac/validation/rule.go`, `pkg/apis/rbac/v1/evaluation_helpers.go`):
+//! ClusterRoleBindings are visited before RoleBindings of the request namespace; the first rule
+//! that allows wins and names its binding in the reason; otherwise NoOpinion with an empty
+//! reason, or `RBAC: <errors>` when bindings referenced missing roles. Members of
+//! `system:masters` are allowed with an empty reason, as the apiserver's privileged-group
+//! authorizer (ahead of RBAC) does.
+//!
+//! Determinism: the apiserver walks bindings in informer order, which only changes *which*
+//! binding the reason names. We visit bindings sorted by (namespace, name).
+//! ClusterRole `aggregationRule`s are resolved the way the aggregation controller would
+//! (rules of the selected ClusterRoles, de-duplicated, selected roles in name order).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+
+use super::format::{dns1123_label, dns1123_subdomain};
+use super::gostr::quote;
+
+/// `rbacv1.PolicyRule`.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PolicyRule {
+    pub verbs: Vec<String>,
+    pub api_groups: Vec<String>,
+    pub resources: Vec<String>,
+    pub resource_names: Vec<String>,
+    #[serde(rename = "nonResourceURLs")]
+    pub non_resource_urls: Vec<String>,
+}
+
+/// The metadata fields RBAC reads.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ObjectMeta {
+    pub name: String,
+    pub namespace: String,
+    pub labels: BTreeMap<String, String>,
+}
+
+/// `metav1.LabelSelectorRequirement`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LabelSelectorRequirement {
+    pub key: String,
+    pub operator: String,
+    pub values: Vec<String>,
+}
+
+/// `metav1.LabelSelector`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LabelSelector {
+    pub match_labels: BTreeMap<String, String>,
+    pub match_expressions: Vec<LabelSelectorRequirement>,
+}
+
+impl LabelSelector {
+    /// `LabelSelectorAsSelector(..).Matches`; `None` when the selector is invalid.
+    fn matches(&self, labels: &BTreeMap<String, String>) -> Option<bool> {
+        for (k, v) in &self.match_labels {
+            if labels.get(k) != Some(v) {
+                return Some(false);
+            }
+        }
+        for r in &self.match_expressions {
+            let value = labels.get(&r.key);
+            let ok = match r.operator.as_str() {
+                "In" => value.is_some_and(|v| r.values.contains(v)),
+                "NotIn" => value.is_none_or(|v| !r.values.contains(v)),
+                "Exists" => value.is_some(),
+                "DoesNotExist" => value.is_none(),
+                _ => return None,
+            };
+            if !ok {
+                return Some(false);
+            }
+        }
+        Some(true)
+    }
+}
+
+/// `rbacv1.AggregationRule`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AggregationRule {
+    pub cluster_role_selectors: Vec<LabelSelector>,
+}
+
+/// `rbacv1.Role` / `rbacv1.ClusterRole`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Role {
+    pub metadata: ObjectMeta,
+    pub rules: Vec<PolicyRule>,
+    pub aggregation_rule: Option<AggregationRule>,
+}
+
+/// `rbacv1.Subject`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Subject {
+    pub kind: String,
+    pub api_group: String,
+    pub name: String,
+    pub namespace: String,
+}
+
+/// `rbacv1.RoleRef`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RoleRef {
+    pub api_group: String,
+    pub kind: String,
+    pub name: String,
+}
+
+/// `rbacv1.RoleBinding` / `rbacv1.ClusterRoleBinding`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Binding {
+    pub metadata: ObjectMeta,
+    pub subjects: Vec<Subject>,
+    pub role_ref: RoleRef,
+}
+
+/// The requesting user (`user.Info`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct UserInfo {
+    #[serde(alias = "username")]
+    pub name: String,
+    pub uid: String,
+    pub groups: Vec<String>,
+    pub extra: BTreeMap<String, Vec<String>>,
+}
+
+/// What is being asked (`authorizer.Attributes`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Attributes {
+    Resource {
+        verb: String,
+        api_group: String,
+        resource: String,
+        subresource: String,
+        namespace: String,
+        name: String,
+    },
+    NonResource {
+        verb: String,
+        path: String,
+    },
+}
+
+/// `authorizer.Decision`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    NoOpinion,
+    Deny,
+}
+
+/// What the CEL `Decision` value exposes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuthzDecision {
+    pub decision: Decision,
+    /// `reason()`; empty for NoOpinion unless RBAC met errors.
+    pub reason: String,
+    /// `error()`; `None` means `errored()` is false. RBAC itself never returns one.
+    pub error: Option<String>,
+}
+
+impl AuthzDecision {
+    /// `allowed()`: only Allow.
+    pub fn allowed(&self) -> bool {
+        self.decision == Decision::Allow
+    }
+}
+
+/// All RBAC objects of a cluster.
+#[derive(Clone, Debug, Default)]
+pub struct Rbac {
+    pub roles: Vec<Role>,
+    pub cluster_roles: Vec<Role>,
+    pub role_bindings: Vec<Binding>,
+    pub cluster_role_bindings: Vec<Binding>,
+}
+
+pub const SERVICE_ACCOUNT_NAME_ERROR: &str = "Invalid service account name";
+pub const SERVICE_ACCOUNT_NAMESPACE_ERROR: &str = "Invalid service account namespace";
+
+/// `authorizer.serviceAccount(namespace, name)`: the impersonated service-account user
+/// (`serviceaccount.UserInfo`), after apimachinery name validation.
+pub fn service_account_user(namespace: &str, name: &str) -> Result<UserInfo, String> {
+    if !dns1123_subdomain(name).is_empty() {
+        return Err(SERVICE_ACCOUNT_NAME_ERROR.to_string());
+    }
+    if !dns1123_label(namespace).is_empty() {
+        return Err(SERVICE_ACCOUNT_NAMESPACE_ERROR.to_string());
+    }
+    Ok(UserInfo {
+        name: format!("system:serviceaccount:{namespace}:{name}"),
+        uid: String::new(),
+        groups: vec![
+            "system:serviceaccounts".into(),
+            format!("system:serviceaccounts:{namespace}"),
+        ],
+        extra: BTreeMap::new(),
+    })
+}
+
+/// `authorizer.path(p)` argument check (blank after Go `strings.TrimSpace`).
+pub fn check_path_arg(path: &str) -> Result<(), String> {
+    if path.trim().is_empty() {
+        return Err("path must not be empty".to_string());
+    }
+    Ok(())
+}
+
+/// `group.resource(r)` argument check (blank after Go `strings.TrimSpace`).
+pub fn check_resource_arg(resource: &str) -> Result<(), String> {
+    if resource.trim().is_empty() {
+        return Err("resource must not be empty".to_string());
+    }
+    Ok(())
+}
+
+fn has_all_or(list: &[String], want: &str) -> bool {
+    list.iter().any(|x| x == "*" || x == want)
+}
+
+/// RBAC `RuleAllows`.
+pub fn rule_allows(attrs: &Attributes, rule: &PolicyRule) -> bool {
+    match attrs {
+        Attributes::Resource { verb, api_group, resource, subresource, name, .. } => {
+            let combined = if subresource.is_empty() {
+                resource.clone()
+            } else {
+                format!("{resource}/{subresource}")
+            };
+            let resource_ok = rule.resources.iter().any(|r| {
+                r == "*"
+                    || *r == combined
+                    || (!subresource.is_empty()
+                        && r.len() == subresource.len() + 2
+                        && r.starts_with("*/")
+                        && r.ends_with(subresource.as_str()))
+            });
+            has_all_or(&rule.verbs, verb)
+                && has_all_or(&rule.api_groups, api_group)
+                && resource_ok
+                && (rule.resource_names.is_empty() || rule.resource_names.contains(name))
+        }
+        Attributes::NonResource { verb, path } => {
+            has_all_or(&rule.verbs, verb)
+                && rule.non_resource_urls.iter().any(|u| {
+                    u == "*"
+                        || u == path
+                        || (u.ends_with('*') && path.starts_with(u.trim_end_matches('*')))
+                })
+        }
+    }
+}
+
+fn applies_to(user: &UserInfo, s: &Subject, namespace: &str) -> bool {
+    match s.kind.as_str() {
+        "User" => user.name == s.name,
+        "Group" => user.groups.contains(&s.name),
+        "ServiceAccount" => {
+            let ns = if s.namespace.is_empty() { namespace } else { &s.namespace };
+            !ns.is_empty() && user.name == format!("system:serviceaccount:{ns}:{}", s.name)
+        }
+        _ => false,
+    }
+}
+
+fn describe_subject(s: &Subject, binding_namespace: &str) -> String {
+    if s.kind == "ServiceAccount" {
+        let ns = if s.namespace.is_empty() { binding_namespace } else { &s.namespace };
+        return format!("{} {}", s.kind, quote(&format!("{}/{}", s.name, ns)));
+    }
+    format!("{} {}", s.kind, quote(&s.name))
+}
+
+impl Rbac {
+    /// Sorts Kubernetes objects (`kind` = Role, ClusterRole, RoleBinding, ClusterRoleBinding;
+    /// others ignored) into a policy.
+    pub fn from_objects(objects: &[serde_json::Value]) -> Result<Rbac, String> {
+        let mut rbac = Rbac::default();
+        for o in objects {
+            let kind = o.get("kind").and_then(|k| k.as_str()).unwrap_or("");
+            let parse_err = |e: serde_json::Error| format!("invalid {kind}: {e}");
+            match kind {
+                "Role" => rbac.roles.push(Role::deserialize(o).map_err(parse_err)?),
+                "ClusterRole" => rbac.cluster_roles.push(Role::deserialize(o).map_err(parse_err)?),
+                "RoleBinding" => {
+                    rbac.role_bindings.push(Binding::deserialize(o).map_err(parse_err)?)
+                }
+                "ClusterRoleBinding" => {
+                    rbac.cluster_role_bindings.push(Binding::deserialize(o).map_err(parse_err)?)
+                }
+                _ => {}
+            }
+        }
+        Ok(rbac)
+    }
+
+    fn cluster_role_rules(
+        &self,
+        name: &str,
+        seen: &mut BTreeSet<String>,
+    ) -> Option<Vec<PolicyRule>> {
+        let role = self.cluster_roles.iter().find(|r| r.metadata.name == name)?;
+        let Some(agg) = &role.aggregation_rule else {
+            return Some(role.rules.clone());
+        };
+        if !seen.insert(name.to_string()) {
+            return Some(role.rules.clone());
+        }
+        let mut rules: Vec<PolicyRule> = Vec::new();
+        for selector in &agg.cluster_role_selectors {
+            let mut matched: Vec<&Role> = self
+                .cluster_roles
+                .iter()
+                .filter(|r| r.metadata.name != name)
+                .filter(|r| selector.matches(&r.metadata.labels) == Some(true))
+                .collect();
+            matched.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+            for m in matched {
+                for rule in self.cluster_role_rules(&m.metadata.name, seen).unwrap_or_default() {
+                    if !rules.contains(&rule) {
+                        rules.push(rule);
+                    }
+                }
+            }
+        }
+        Some(rules)
+    }
+
+    /// `GetRoleReferenceRules`, with apiserver's NotFound texts.
+    fn role_ref_rules(&self, r: &RoleRef, namespace: &str) -> Result<Vec<PolicyRule>, String> {
+        match r.kind.as_str() {
+            "Role" => self
+                .roles
+                .iter()
+                .find(|x| x.metadata.name == r.name && x.metadata.namespace == namespace)
+                .map(|x| x.rules.clone())
+                .ok_or_else(|| {
+                    format!("role.rbac.authorization.k8s.io {} not found", quote(&r.name))
+                }),
+            "ClusterRole" => {
+                self.cluster_role_rules(&r.name, &mut BTreeSet::new()).ok_or_else(|| {
+                    format!("clusterrole.rbac.authorization.k8s.io {} not found", quote(&r.name))
+                })
+            }
+            other => Err(format!("unsupported role reference kind: {}", quote(other))),
+        }
+    }
+
+    /// RBAC `Authorize` (preceded by the `system:masters` privileged-group check).
+    pub fn authorize(&self, user: &UserInfo, attrs: &Attributes) -> AuthzDecision {
+        if user.groups.iter().any(|g| g == "system:masters") {
+            return AuthzDecision { decision: Decision::Allow, reason: String::new(), error: None };
+        }
+        let namespace = match attrs {
+            Attributes::Resource { namespace, .. } => namespace.as_str(),
+            Attributes::NonResource { .. } => "",
+        };
+        let mut errors = Vec::new();
+        let mut crbs: Vec<&Binding> = self.cluster_role_bindings.iter().collect();
+        crbs.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        let mut rbs: Vec<&Binding> = if namespace.is_empty() {
+            Vec::new()
+        } else {
+            self.role_bindings.iter().filter(|b| b.metadata.namespace == namespace).collect()
+        };
+        rbs.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        let visits = crbs.into_iter().map(|b| (b, true)).chain(rbs.into_iter().map(|b| (b, false)));
+        for (binding, cluster) in visits {
+            let scope = if cluster { "" } else { namespace };
+            let Some(subject) = binding.subjects.iter().find(|s| applies_to(user, s, scope)) else {
+                continue;
+            };
+            let rules = match self.role_ref_rules(&binding.role_ref, scope) {
+                Ok(rules) => rules,
+                Err(e) => {
+                    errors.push(e);
+                    continue;
+                }
+            };
+            if rules.iter().any(|r| rule_allows(attrs, r)) {
+                let source = if cluster {
+                    format!(
+                        "ClusterRoleBinding {} of {} {} to {}",
+                        quote(&binding.metadata.name),
+                        binding.role_ref.kind,
+                        quote(&binding.role_ref.name),
+                        describe_subject(subject, "")
+                    )
+                } else {
+                    format!(
+                        "RoleBinding {} of {} {} to {}",
+                        quote(&format!("{}/{}", binding.metadata.name, binding.metadata.namespace)),
+                        binding.role_ref.kind,
+                        quote(&binding.role_ref.name),
+                        describe_subject(subject, &binding.metadata.namespace)
+                    )
+                };
+                return AuthzDecision {
+                    decision: Decision::Allow,
+                    reason: format!("RBAC: allowed by {source}"),
+                    error: None,
+                };
+            }
+        }
+        let reason = match errors.len() {
+            0 => String::new(),
+            1 => format!("RBAC: {}", errors[0]),
+            _ => format!("RBAC: [{}]", errors.join(", ")),
+        };
+        AuthzDecision { decision: Decision::NoOpinion, reason, error: None }
+    }
+}
+
+/// Cost of `check()`: 350,000 (apiserver `cost.go`); other authz builder calls cost 1.
+pub const CHECK_COST: u64 = 350_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rule(verbs: &[&str], groups: &[&str], resources: &[&str]) -> PolicyRule {
+        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect();
+        PolicyRule {
+            verbs: v(verbs),
+            api_groups: v(groups),
+            resources: v(resources),
+            ..Default::default()
+        }
+    }
+
+    fn res(verb: &str, group: &str, resource: &str, sub: &str, ns: &str, name: &str) -> Attributes {
+        Attributes::Resource {
+            verb: verb.into(),
+            api_group: group.into(),
+            resource: resource.into(),
+            subresource: sub.into(),
+            namespace: ns.into(),
+            name: name.into(),
+        }
+    }
+
+    // k/k pkg/apis/rbac/v1/evaluation_helpers_test.go / rbac_test.go TestRuleMatches (subset)
+    #[test]
+    fn rule_matching() {
+        let r = rule(&["get"], &[""], &["pods"]);
+        assert!(rule_allows(&res("get", "", "pods", "", "ns", ""), &r));
+        assert!(!rule_allows(&res("list", "", "pods", "", "ns", ""), &r));
+        assert!(!rule_allows(&res("get", "apps", "pods", "", "ns", ""), &r));
+        assert!(!rule_allows(&res("get", "", "pods", "log", "ns", ""), &r));
+        let star_sub = rule(&["*"], &["*"], &["*/scale"]);
+        assert!(rule_allows(&res("update", "apps", "deployments", "scale", "", ""), &star_sub));
+        assert!(!rule_allows(&res("update", "apps", "deployments", "", "", ""), &star_sub));
+        let pods_log = rule(&["get"], &[""], &["pods/log"]);
+        assert!(rule_allows(&res("get", "", "pods", "log", "", ""), &pods_log));
+        let named =
+            PolicyRule { resource_names: vec!["a".into()], ..rule(&["get"], &[""], &["pods"]) };
+        assert!(rule_allows(&res("get", "", "pods", "", "", "a"), &named));
+        assert!(!rule_allows(&res("get", "", "pods", "", "", "b"), &named));
+        assert!(!rule_allows(&res("list", "", "pods", "", "", ""), &named));
+        let urls = PolicyRule {
+            verbs: vec!["get".into()],
+            non_resource_urls: vec!["/healthz".into(), "/api/*".into()],
+            ..Default::default()
+        };
+        let path = |p: &str| Attributes::NonResource { verb: "get".into(), path: p.into() };
+        assert!(rule_allows(&path("/healthz"), &urls));
+        assert!(rule_allows(&path("/api/v1"), &urls));
+        assert!(rule_allows(&path("/api/"), &urls));
+        assert!(!rule_allows(&path("/apis"), &urls));
+        assert!(!rule_allows(&path("/healthz/x"), &urls));
+    }
+
+    fn cluster() -> Rbac {
+        Rbac::from_objects(&[
+            json!({"kind": "ClusterRole", "metadata": {"name": "view", "labels": {"agg": "true"}},
+                   "rules": [{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"]}]}),
+            json!({"kind": "ClusterRole", "metadata": {"name": "aggregate"},
+                   "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"agg": "true"}}]}}),
+            json!({"kind": "Role", "metadata": {"name": "editor", "namespace": "dev"},
+                   "rules": [{"verbs": ["create"], "apiGroups": ["apps"], "resources": ["deployments"]}]}),
+            json!({"kind": "ClusterRoleBinding", "metadata": {"name": "viewers"},
+                   "roleRef": {"kind": "ClusterRole", "name": "aggregate"},
+                   "subjects": [{"kind": "Group", "name": "viewers"}]}),
+            json!({"kind": "RoleBinding", "metadata": {"name": "edit", "namespace": "dev"},
+                   "roleRef": {"kind": "Role", "name": "editor"},
+                   "subjects": [{"kind": "User", "name": "alice"}, {"kind": "ServiceAccount", "name": "bot"}]}),
+            json!({"kind": "RoleBinding", "metadata": {"name": "view-in-dev", "namespace": "dev"},
+                   "roleRef": {"kind": "ClusterRole", "name": "view"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": "other"}]}),
+            json!({"kind": "RoleBinding", "metadata": {"name": "broken", "namespace": "dev"},
+                   "roleRef": {"kind": "ClusterRole", "name": "missing"},
+                   "subjects": [{"kind": "User", "name": "carol"}]}),
+        ])
+        .unwrap()
+    }
+
+    fn user(name: &str, groups: &[&str]) -> UserInfo {
+        UserInfo {
+            name: name.into(),
+            groups: groups.iter().map(|g| g.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    // k/k plugin/pkg/auth/authorizer/rbac/rbac_test.go (shapes of the decisions and reasons)
+    #[test]
+    fn decisions_and_reasons() {
+        let rbac = cluster();
+        let d = rbac.authorize(&user("bob", &["viewers"]), &res("list", "", "pods", "", "any", ""));
+        assert!(d.allowed());
+        assert_eq!(
+            d.reason,
+            r#"RBAC: allowed by ClusterRoleBinding "viewers" of ClusterRole "aggregate" to Group "viewers""#
+        );
+
+        let d = rbac
+            .authorize(&user("alice", &[]), &res("create", "apps", "deployments", "", "dev", ""));
+        assert_eq!(
+            d.reason,
+            r#"RBAC: allowed by RoleBinding "edit/dev" of Role "editor" to User "alice""#
+        );
+        assert!(!rbac
+            .authorize(&user("alice", &[]), &res("create", "apps", "deployments", "", "prod", ""))
+            .allowed());
+
+        let bot = service_account_user("dev", "bot").unwrap();
+        let d = rbac.authorize(&bot, &res("create", "apps", "deployments", "", "dev", ""));
+        assert_eq!(
+            d.reason,
+            r#"RBAC: allowed by RoleBinding "edit/dev" of Role "editor" to ServiceAccount "bot/dev""#
+        );
+
+        let reader = service_account_user("other", "reader").unwrap();
+        let d = rbac.authorize(&reader, &res("get", "", "pods", "", "dev", ""));
+        assert_eq!(
+            d.reason,
+            r#"RBAC: allowed by RoleBinding "view-in-dev/dev" of ClusterRole "view" to ServiceAccount "reader/other""#
+        );
+
+        let d = rbac.authorize(&user("nobody", &[]), &res("get", "", "pods", "", "dev", ""));
+        assert_eq!(
+            d,
+            AuthzDecision { decision: Decision::NoOpinion, reason: String::new(), error: None }
+        );
+
+        let d = rbac.authorize(&user("carol", &[]), &res("get", "", "pods", "", "dev", ""));
+        assert_eq!(d.reason, r#"RBAC: clusterrole.rbac.authorization.k8s.io "missing" not found"#);
+        assert!(!d.allowed());
+
+        let d = rbac
+            .authorize(&user("root", &["system:masters"]), &res("delete", "", "nodes", "", "", ""));
+        assert!(d.allowed() && d.reason.is_empty());
+    }
+
+    // apiserver pkg/cel/library/authz.go serviceAccount validation
+    #[test]
+    fn service_account_validation() {
+        let u = service_account_user("default", "builder").unwrap();
+        assert_eq!(u.name, "system:serviceaccount:default:builder");
+        assert_eq!(u.groups, ["system:serviceaccounts", "system:serviceaccounts:default"]);
+        assert_eq!(
+            service_account_user("default", "Bad_Name").unwrap_err(),
+            SERVICE_ACCOUNT_NAME_ERROR
+        );
+        assert_eq!(
+            service_account_user("Bad.NS", "ok").unwrap_err(),
+            SERVICE_ACCOUNT_NAMESPACE_ERROR
+        );
+        assert_eq!(check_path_arg("").unwrap_err(), "path must not be empty");
+        assert_eq!(check_resource_arg("").unwrap_err(), "resource must not be empty");
+    }
+}

@@ -1,0 +1,408 @@
+//! Kubernetes `Regex` library (since Kubernetes 1.0 of the CEL base environment).
+//!
+//! Go `regexp` (RE2) `FindString` / `FindAllString` on top of the `regex` crate
+//! (apiserver `pkg/cel/library/regex.go`).
+//!
+//! ```text
+//! <string>.find(<string>) <string>                 -> find  (first match or "")
+//! <string>.findAll(<string>) <list<string>>        -> find_all(.., -1)
+//! <string>.findAll(<string>, <int>) <list<string>> -> find_all (n < 0: all, n = 0: none)
+//! ```
+//!
+//! Examples (apiserver `regex.go` docs, Go `regexp` tests):
+//!
+//! ```text
+//! "abc 123".find('[0-9]+')          // "123"
+//! "abc 123".find('xyz')             // ""
+//! "123 abc 456".findAll('[0-9]+')   // ["123", "456"]
+//! "123 abc 456".findAll('[0-9]+', 1) // ["123"]
+//! "baaab".findAll('a*')             // ["", "aaa", ""]  (Go skips an empty match right after a match)
+//! "abc".find('(abc')                // error: Illegal regex: error parsing regexp: missing closing ): `(abc`
+//! ```
+//!
+//! # RE2 vs the `regex` crate
+//! Patterns are translated before compiling so that they mean what Go means:
+//! `\d \w \s \b \B` are ASCII-only in Go (Unicode in Rust), `\Q…\E` literals and octal escapes
+//! exist only in Go, and `&`, `~`, `[` inside a bracket expression are literals in Go but set
+//! operators / nested classes in Rust. Go-only rejections are checked first: nested repetition
+//! (`a**`), repeat counts above 1000, flags other than `imsU`, escapes Go does not know
+//! (`\<`, `\>`, `\1`…). Error texts follow Go's `error parsing regexp: <code>: `<fragment>``
+//! for the common codes; other syntax errors fall back to the `regex` crate's description.
+//! Dropped crate features: `unicode-age`, `unicode-segment` (no RE2 syntax reaches them).
+
+use regex::Regex;
+use regex_syntax::ast::{ErrorKind, Span};
+
+fn go_error(code: &str, fragment: &str) -> String {
+    format!("error parsing regexp: {code}: `{fragment}`")
+}
+
+const ASCII_D: &str = "0-9";
+const ASCII_W: &str = "0-9A-Za-z_";
+const ASCII_S: &str = r"\t\n\x0C\r ";
+
+/// Translates Go RE2 syntax into equivalent `regex` crate syntax, rejecting what Go rejects.
+fn translate(p: &str) -> Result<String, String> {
+    let chars: Vec<(usize, char)> = p.char_indices().collect();
+    let frag = |from: usize, to: usize| -> &str {
+        let a = chars.get(from).map_or(p.len(), |c| c.0);
+        let b = chars.get(to).map_or(p.len(), |c| c.0);
+        &p[a..b]
+    };
+    let mut out = String::with_capacity(p.len() + 8);
+    let mut i = 0;
+    let mut in_class = false;
+    let mut class_start = 0;
+    // Start index of the previous repetition operator, when the last token was one.
+    let mut last_repeat: Option<usize> = None;
+    while i < chars.len() {
+        let c = chars[i].1;
+        if c == '\\' {
+            let Some(&(_, e)) = chars.get(i + 1) else {
+                return Err(go_error("trailing backslash at end of expression", ""));
+            };
+            last_repeat = None;
+            match e {
+                'Q' if !in_class => {
+                    let rest = &p[chars.get(i + 2).map_or(p.len(), |c| c.0)..];
+                    let (lit, consumed) = match rest.find("\\E") {
+                        Some(k) => (&rest[..k], k + 2),
+                        None => (rest, rest.len()),
+                    };
+                    out.push_str(&regex::escape(lit));
+                    let end_byte = chars.get(i + 2).map_or(p.len(), |c| c.0) + consumed;
+                    i = chars.iter().position(|c| c.0 >= end_byte).unwrap_or(chars.len());
+                    continue;
+                }
+                'd' | 'w' | 's' | 'D' | 'W' | 'S' => {
+                    let set = match e.to_ascii_lowercase() {
+                        'd' => ASCII_D,
+                        'w' => ASCII_W,
+                        _ => ASCII_S,
+                    };
+                    let neg = e.is_ascii_uppercase();
+                    match (in_class, neg) {
+                        (true, false) => out.push_str(set),
+                        (true, true) => out.push_str(&format!("[^{set}]")),
+                        (false, false) => out.push_str(&format!("[{set}]")),
+                        (false, true) => out.push_str(&format!("[^{set}]")),
+                    }
+                }
+                'b' | 'B' if !in_class => out.push_str(&format!("(?-u:\\{e})")),
+                '0'..='7' => {
+                    // Go: \0 plus up to two octal digits; \1-\7 only when followed by one.
+                    let mut j = i + 1;
+                    let mut v = 0u32;
+                    while j < chars.len() && j < i + 4 && ('0'..='7').contains(&chars[j].1) {
+                        v = v * 8 + chars[j].1.to_digit(8).unwrap_or(0);
+                        j += 1;
+                    }
+                    if e != '0' && j == i + 2 {
+                        return Err(go_error("invalid escape sequence", frag(i, i + 2)));
+                    }
+                    out.push_str(&format!("\\x{{{v:x}}}"));
+                    i = j;
+                    continue;
+                }
+                'a' | 'f' | 't' | 'n' | 'r' | 'v' | 'A' | 'z' | 'p' | 'P' | 'x' | 'b' => {
+                    out.push('\\');
+                    out.push(e);
+                }
+                e if e.is_ascii_punctuation() => {
+                    out.push('\\');
+                    out.push(e);
+                }
+                _ => return Err(go_error("invalid escape sequence", frag(i, i + 2))),
+            }
+            i += 2;
+            continue;
+        }
+        if in_class {
+            match c {
+                ']' if i > class_start => in_class = false,
+                '[' if chars.get(i + 1).map(|c| c.1) == Some(':') => {
+                    // POSIX class: copy through to the closing ":]".
+                    let rest = &p[chars[i].0..];
+                    if let Some(k) = rest.find(":]") {
+                        out.push_str(&rest[..k + 2]);
+                        let end_byte = chars[i].0 + k + 2;
+                        i = chars.iter().position(|c| c.0 >= end_byte).unwrap_or(chars.len());
+                        continue;
+                    }
+                    out.push_str("\\[");
+                    i += 1;
+                    continue;
+                }
+                '[' | '&' | '~' => {
+                    out.push('\\');
+                    out.push(c);
+                    i += 1;
+                    continue;
+                }
+                '-' if chars.get(i + 1).map(|c| c.1) == Some('-') => {
+                    out.push_str("\\-");
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        match c {
+            '[' => {
+                in_class = true;
+                out.push('[');
+                i += 1;
+                if chars.get(i).map(|c| c.1) == Some('^') {
+                    out.push('^');
+                    i += 1;
+                }
+                // A leading ']' is a literal in both dialects.
+                class_start = i + 1;
+                last_repeat = None;
+                continue;
+            }
+            '(' if chars.get(i + 1).map(|c| c.1) == Some('?') => {
+                let next = chars.get(i + 2).map(|c| c.1);
+                if !matches!(next, Some('P') | Some('<')) {
+                    let mut j = i + 2;
+                    loop {
+                        match chars.get(j).map(|c| c.1) {
+                            Some(':') | Some(')') => break,
+                            Some('i' | 'm' | 's' | 'U' | '-') => j += 1,
+                            Some(_) => {
+                                return Err(go_error(
+                                    "invalid or unsupported Perl syntax",
+                                    frag(i, j + 1),
+                                ))
+                            }
+                            None => {
+                                return Err(go_error("missing closing )", p));
+                            }
+                        }
+                    }
+                }
+                last_repeat = None;
+            }
+            '*' | '+' | '?' | '{' => {
+                let start = i;
+                let mut end = i + 1;
+                if c == '{' {
+                    // Only a well-formed {n}, {n,} or {n,m} is a repetition in Go.
+                    let rest: String = chars[i + 1..].iter().map(|c| c.1).collect();
+                    match rest.find('}') {
+                        Some(k)
+                            if {
+                                let body = &rest[..k];
+                                let (a, b) = body.split_once(',').unwrap_or((body, body));
+                                !a.is_empty()
+                                    && a.bytes().all(|x| x.is_ascii_digit())
+                                    && b.bytes().all(|x| x.is_ascii_digit())
+                            } =>
+                        {
+                            let body = &rest[..k];
+                            let too_big = body.split(',').any(|n| {
+                                !n.is_empty() && n.parse::<u64>().map_or(true, |v| v > 1000)
+                            });
+                            end = i + 1 + body.chars().count() + 1;
+                            if too_big {
+                                return Err(go_error("invalid repeat count", frag(i, end)));
+                            }
+                        }
+                        _ => {
+                            // A literal '{'.
+                            out.push_str("\\{");
+                            i += 1;
+                            last_repeat = None;
+                            continue;
+                        }
+                    }
+                }
+                if chars.get(end).map(|c| c.1) == Some('?') {
+                    end += 1;
+                }
+                if let Some(prev) = last_repeat {
+                    return Err(go_error("invalid nested repetition operator", frag(prev, end)));
+                }
+                out.push_str(frag(start, end));
+                last_repeat = Some(start);
+                i = end;
+                continue;
+            }
+            _ => last_repeat = None,
+        }
+        out.push(c);
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// Maps a `regex-syntax` error onto Go's wording; `pattern` is the translated text.
+fn map_syntax_error(original: &str, pattern: &str) -> String {
+    let mut parser = regex_syntax::ast::parse::Parser::new();
+    let Err(err) = parser.parse(pattern) else {
+        return format!("error parsing regexp: {}", "expression too large");
+    };
+    let span: &Span = err.span();
+    let text = pattern.get(span.start.offset..span.end.offset).unwrap_or("");
+    match err.kind() {
+        ErrorKind::GroupUnclosed => go_error("missing closing )", original),
+        ErrorKind::GroupUnopened => go_error("unexpected )", original),
+        ErrorKind::ClassUnclosed => {
+            go_error("missing closing ]", pattern.get(span.start.offset..).unwrap_or(""))
+        }
+        ErrorKind::ClassRangeInvalid => go_error("invalid character class range", text),
+        ErrorKind::ClassEscapeInvalid
+        | ErrorKind::EscapeUnrecognized
+        | ErrorKind::EscapeHexInvalid
+        | ErrorKind::EscapeHexInvalidDigit
+        | ErrorKind::EscapeHexEmpty
+        | ErrorKind::UnsupportedBackreference => go_error("invalid escape sequence", text),
+        ErrorKind::EscapeUnexpectedEof => go_error("trailing backslash at end of expression", ""),
+        ErrorKind::RepetitionMissing => {
+            // The crate's span is empty; Go quotes the operator itself.
+            let rest = pattern.get(span.start.offset..).unwrap_or("");
+            let op = match rest.chars().next() {
+                Some('{') => rest.find('}').map_or(rest, |k| &rest[..=k]),
+                Some(c) => &rest[..c.len_utf8()],
+                None => "",
+            };
+            go_error("missing argument to repetition operator", op)
+        }
+        ErrorKind::RepetitionCountInvalid | ErrorKind::RepetitionCountUnclosed => {
+            go_error("invalid repeat count", text)
+        }
+        ErrorKind::GroupNameInvalid
+        | ErrorKind::GroupNameEmpty
+        | ErrorKind::GroupNameUnexpectedEof
+        | ErrorKind::GroupNameDuplicate { .. } => go_error("invalid named capture", text),
+        ErrorKind::FlagUnrecognized
+        | ErrorKind::FlagDanglingNegation
+        | ErrorKind::FlagRepeatedNegation { .. }
+        | ErrorKind::FlagDuplicate { .. }
+        | ErrorKind::FlagUnexpectedEof => go_error("invalid or unsupported Perl syntax", text),
+        ErrorKind::UnicodeClassInvalid => go_error("invalid character class range", text),
+        ErrorKind::NestLimitExceeded(_) => go_error("expression nests too deeply", original),
+        other => format!("error parsing regexp: {other}: `{original}`"),
+    }
+}
+
+/// Go `regexp.Compile`, error text as the CEL library reports it (`Illegal regex: …`).
+pub fn compile(pattern: &str) -> Result<Regex, String> {
+    let translated = translate(pattern).map_err(|e| format!("Illegal regex: {e}"))?;
+    Regex::new(&translated).map_err(|e| match e {
+        regex::Error::Syntax(_) => {
+            format!("Illegal regex: {}", map_syntax_error(pattern, &translated))
+        }
+        _ => format!("Illegal regex: {}", go_error("expression too large", pattern)),
+    })
+}
+
+/// `<string>.find(<regex>)`: the leftmost-first match, or `""`.
+pub fn find(s: &str, pattern: &str) -> Result<String, String> {
+    let re = compile(pattern)?;
+    Ok(re.find(s).map_or_else(String::new, |m| m.as_str().to_string()))
+}
+
+/// `<string>.findAll(<regex>, n)`: Go `FindAllString` (an empty match directly after the
+/// previous match is skipped; `n < 0` means all, `n == 0` none).
+pub fn find_all(s: &str, pattern: &str, n: i64) -> Result<Vec<String>, String> {
+    let re = compile(pattern)?;
+    let mut out = Vec::new();
+    if n == 0 {
+        return Ok(out);
+    }
+    let (mut pos, mut prev_end): (usize, Option<usize>) = (0, None);
+    while (n < 0 || (out.len() as i64) < n) && pos <= s.len() {
+        let Some(m) = re.find_at(s, pos) else { break };
+        let mut accept = true;
+        if m.end() == pos {
+            if Some(m.start()) == prev_end {
+                accept = false;
+            }
+            pos += s[pos..].chars().next().map_or(1, char::len_utf8);
+        } else {
+            pos = m.end();
+        }
+        prev_end = Some(m.end());
+        if accept {
+            out.push(m.as_str().to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// Cost of `find`/`findAll`: ceil(0.1 × (1 + len(s))) × ceil(0.25 × len(regex)).
+pub fn find_cost(str_len: u64, regex_len: u64) -> u64 {
+    (str_len + 1).div_ceil(10) * regex_len.div_ceil(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // apiserver pkg/cel/library/regex.go doc examples
+    #[test]
+    fn library_examples() {
+        assert_eq!(find("abc 123", "[0-9]+").unwrap(), "123");
+        assert_eq!(find("abc 123", "xyz").unwrap(), "");
+        assert_eq!(find_all("123 abc 456", "[0-9]+", -1).unwrap(), ["123", "456"]);
+        assert_eq!(find_all("123 abc 456", "[0-9]+", 1).unwrap(), ["123"]);
+        assert_eq!(find_all("123 abc 456", "xyz", -1).unwrap(), Vec::<String>::new());
+        assert_eq!(find_all("123 abc 456", "[0-9]+", 0).unwrap(), Vec::<String>::new());
+    }
+
+    // Go regexp find_test.go FindAll cases with empty matches
+    #[test]
+    fn go_empty_match_iteration() {
+        assert_eq!(find_all("baaab", "a*", -1).unwrap(), ["", "aaa", ""]);
+        assert_eq!(find_all("abc", "", -1).unwrap(), ["", "", "", ""]);
+        assert_eq!(find_all("abcd", "b*", -1).unwrap(), ["", "b", "", ""]);
+        assert_eq!(find_all("xyz", "x*", -1).unwrap(), ["x", "", ""]);
+        assert_eq!(find_all("日本語", "", -1).unwrap(), ["", "", "", ""]);
+    }
+
+    // Go regexp semantics that differ from the regex crate's defaults
+    #[test]
+    fn go_dialect() {
+        assert_eq!(find("٣3", r"\d").unwrap(), "3", "\\d is ASCII in Go");
+        assert_eq!(find("é_x", r"\w+").unwrap(), "_x");
+        assert_eq!(find("a.b*c", r"\Q.b*\E").unwrap(), ".b*");
+        assert_eq!(find("a&b", "[&]").unwrap(), "&");
+        assert_eq!(find("A", r"\101").unwrap(), "A");
+        assert_eq!(find("ÉCOLE", "(?i)école").unwrap(), "ÉCOLE");
+        assert_eq!(find("Ωmega", r"\pL+").unwrap(), "Ωmega");
+        assert_eq!(find("x{1}", "x{").unwrap(), "x{");
+        assert_eq!(find("ab", "[[:alpha:]]+").unwrap(), "ab");
+    }
+
+    // Go regexp/syntax parse_test.go invalidRegexps (error texts as regexp.Compile prints them)
+    #[test]
+    fn go_error_texts() {
+        let table = [
+            ("(abc", "missing closing ): `(abc`"),
+            ("abc)", "unexpected ): `abc)`"),
+            ("a**", "invalid nested repetition operator: `**`"),
+            ("a*+", "invalid nested repetition operator: `*+`"),
+            ("a{2}*", "invalid nested repetition operator: `{2}*`"),
+            ("*", "missing argument to repetition operator: `*`"),
+            ("x{1001}", "invalid repeat count: `{1001}`"),
+            ("[a", "missing closing ]: `[a`"),
+            ("[z-a]", "invalid character class range: `z-a`"),
+            ("\\q", "invalid escape sequence: `\\q`"),
+            ("\\1", "invalid escape sequence: `\\1`"),
+            ("a\\", "trailing backslash at end of expression: ``"),
+            ("(?x)a", "invalid or unsupported Perl syntax: `(?x`"),
+        ];
+        for (pattern, want) in table {
+            assert_eq!(
+                compile(pattern).unwrap_err(),
+                format!("Illegal regex: error parsing regexp: {want}"),
+                "{pattern}"
+            );
+        }
+        assert_eq!(find_cost(9, 6), 2);
+    }
+}
