@@ -300,6 +300,43 @@ fn error_messages_and_positions() {
             "s == 'ü' &&\n  i == 'x'",
             "ERROR: <input>:2:5: found no matching overload for '_==_' applied to '(int, string)'\n |   i == 'x'\n | ....^",
         ),
+        // Ported from cel-go's checker and parser tests.
+        (
+            "has(nope.b).filter(c, c)",
+            "ERROR: <input>:1:4: expression of type 'bool' cannot be range of a comprehension (must be list, map, or dynamic)\n | has(nope.b).filter(c, c)\n | ...^\nERROR: <input>:1:5: undeclared reference to 'nope' (in container '')\n | has(nope.b).filter(c, c)\n | ....^",
+        ),
+        (
+            "ls.all(v, v)",
+            "ERROR: <input>:1:11: expected type 'bool' but found 'string'\n | ls.all(v, v)\n | ..........^",
+        ),
+        (
+            "true || 'a'",
+            "ERROR: <input>:1:9: expected type 'bool' but found 'string'\n | true || 'a'\n | ........^",
+        ),
+        (
+            "[1, 2][i > 0]",
+            "ERROR: <input>:1:7: found no matching overload for '_[_]' applied to '(list(int), bool)'\n | [1, 2][i > 0]\n | ......^",
+        ),
+        (
+            "'a' in [1]",
+            "ERROR: <input>:1:5: found no matching overload for '@in' applied to '(string, list(int))'\n | 'a' in [1]\n | ....^",
+        ),
+        (
+            "i.getFullYear()",
+            "ERROR: <input>:1:14: found no matching overload for 'getFullYear' applied to 'int.()'\n | i.getFullYear()\n | .............^",
+        ),
+        (
+            "[1, 2].join()",
+            "ERROR: <input>:1:12: found no matching overload for 'join' applied to 'list(int).()'\n | [1, 2].join()\n | ...........^",
+        ),
+        (
+            "int{}",
+            "ERROR: <input>:1:4: 'int' is not a message type\n | int{}\n | ...^",
+        ),
+        (
+            "Obj{foo: 'a', bar: 1}",
+            "ERROR: <input>:1:8: expected type of field 'foo' is 'int' but provided type is 'string'\n | Obj{foo: 'a', bar: 1}\n | .......^\nERROR: <input>:1:18: undefined field 'bar'\n | Obj{foo: 'a', bar: 1}\n | .................^",
+        ),
         // Literal validators.
         (
             "duration('1x') > duration('1s')",
