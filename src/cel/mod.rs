@@ -1,10 +1,17 @@
 //! The CEL engine: parse → check → plan → evaluate.
 //!
 //! - [`parser`]: the `cel` crate's parser, guarded by cel-go's limits, converted into [`ast`].
-//! - [`decls`]: the declaration table the checker resolves against and libraries register into.
+//! - [`checker`]: static types and name resolution, then the AST [`validators`].
+//! - [`errors`]: cel-go's rendering of parse and check issues.
+//! - [`decls`]: the declaration table the checker resolves against and libraries register into;
+//!   [`stdlib_decls`] fills it with the standard library and cel-go's extensions.
 //! - [`types`]: static types.
 
 pub mod ast;
+pub mod checker;
 pub mod decls;
+pub mod errors;
 pub mod parser;
+pub mod stdlib_decls;
 pub mod types;
+pub mod validators;
