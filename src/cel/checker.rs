@@ -154,11 +154,7 @@ pub fn check(ast: &Ast, decls: &Declarations, options: &CheckOptions) -> Checked
             None => Type::Dyn,
         })
         .collect();
-    let mut checked = Checked {
-        types,
-        refs: c.refs,
-        errors: c.errors,
-    };
+    let mut checked = Checked { types, refs: c.refs, errors: c.errors };
     if checked.errors.is_empty() {
         validators::validate(ast, decls, options, &mut checked);
     }
@@ -195,10 +191,7 @@ pub fn check_result_type(output: &Type, expected: ExpectedResult) -> Result<(), 
         Err(format!("must evaluate to {} but got {output}", allowed[0]))
     } else {
         let names: Vec<String> = allowed.iter().map(|t| t.to_string()).collect();
-        Err(format!(
-            "must evaluate to one of [{}] but got {output}",
-            names.join(" ")
-        ))
+        Err(format!("must evaluate to one of [{}] but got {output}", names.join(" ")))
     }
 }
 
@@ -330,10 +323,7 @@ fn is_equal_or_less_specific(t1: &Type, t2: &Type) -> bool {
         (Type::Opaque(n1, p1), Type::Opaque(n2, p2)) => {
             n1 == n2
                 && p1.len() == p2.len()
-                && p1
-                    .iter()
-                    .zip(p2)
-                    .all(|(a, b)| is_equal_or_less_specific(a, b))
+                && p1.iter().zip(p2).all(|(a, b)| is_equal_or_less_specific(a, b))
         }
         (Type::Optional(a), Type::Optional(b)) | (Type::List(a), Type::List(b)) => {
             is_equal_or_less_specific(a, b)
@@ -358,11 +348,9 @@ fn most_general<'t>(t1: &'t Type, t2: &'t Type) -> &'t Type {
 /// Replace the type parameters of a declaration with the given fresh variables.
 fn instantiate(t: &Type, vars: &[(Rc<str>, Type)]) -> Type {
     match t {
-        Type::Param(n) => vars
-            .iter()
-            .find(|(p, _)| p == n)
-            .map(|(_, v)| v.clone())
-            .unwrap_or_else(|| t.clone()),
+        Type::Param(n) => {
+            vars.iter().find(|(p, _)| p == n).map(|(_, v)| v.clone()).unwrap_or_else(|| t.clone())
+        }
         Type::List(e) => Type::list(instantiate(e, vars)),
         Type::Map(k, v) => Type::map(instantiate(k, vars), instantiate(v, vars)),
         Type::Optional(e) => Type::optional(instantiate(e, vars)),
@@ -392,11 +380,7 @@ fn collect_params(t: &Type, out: &mut Vec<Rc<str>>) {
 fn qualified_name(e: &Expr) -> Option<String> {
     match &e.kind {
         ExprKind::Ident(n) => Some(n.clone()),
-        ExprKind::Select {
-            operand,
-            field,
-            test: false,
-        } => {
+        ExprKind::Select { operand, field, test: false } => {
             let mut q = qualified_name(operand)?;
             q.push('.');
             q.push_str(field);
@@ -432,10 +416,7 @@ impl<'a> Checker<'a> {
     }
 
     fn get_type(&self, e: &Expr) -> Type {
-        self.types
-            .get(e.id as usize)
-            .and_then(|t| t.clone())
-            .unwrap_or(Type::Error)
+        self.types.get(e.id as usize).and_then(|t| t.clone()).unwrap_or(Type::Error)
     }
 
     fn set_ref(&mut self, e: &Expr, r: Reference) {
@@ -453,10 +434,7 @@ impl<'a> Checker<'a> {
     }
 
     fn undeclared(&mut self, e: &Expr, name: &str) {
-        self.error(
-            e,
-            format!("undeclared reference to '{name}' (in container '')"),
-        );
+        self.error(e, format!("undeclared reference to '{name}' (in container '')"));
     }
 
     fn type_mismatch(&mut self, e: &Expr, expected: &Type, actual: &Type) {
@@ -639,10 +617,9 @@ impl<'a> Checker<'a> {
             Type::Map(k, v) => Type::map(self.subst(k, to_dyn, d), self.subst(v, to_dyn, d)),
             Type::Optional(e) => Type::optional(self.subst(e, to_dyn, d)),
             Type::Type(e) => Type::type_of(self.subst(e, to_dyn, d)),
-            Type::Opaque(n, ps) => Type::Opaque(
-                n.clone(),
-                ps.iter().map(|p| self.subst(p, to_dyn, d)).collect(),
-            ),
+            Type::Opaque(n, ps) => {
+                Type::Opaque(n.clone(), ps.iter().map(|p| self.subst(p, to_dyn, d)).collect())
+            }
             _ => t.clone(),
         }
     }
@@ -690,20 +667,15 @@ impl<'a> Checker<'a> {
                 self.set_type(e, t);
             }
             ExprKind::Ident(name) => self.check_ident(e, name),
-            ExprKind::Select {
-                operand,
-                field,
-                test,
-            } => self.check_select(e, operand, field, *test),
-            ExprKind::Call {
-                function,
-                target,
-                args,
-            } => self.check_call(e, function, target.as_deref(), args),
-            ExprKind::List {
-                elements,
-                optional_indices,
-            } => self.check_list(e, elements, optional_indices),
+            ExprKind::Select { operand, field, test } => {
+                self.check_select(e, operand, field, *test)
+            }
+            ExprKind::Call { function, target, args } => {
+                self.check_call(e, function, target.as_deref(), args)
+            }
+            ExprKind::List { elements, optional_indices } => {
+                self.check_list(e, elements, optional_indices)
+            }
             ExprKind::Map { entries } => self.check_map(e, entries),
             ExprKind::Struct { type_name, fields } => self.check_struct(e, type_name, fields),
             ExprKind::Comprehension(c) => self.check_comprehension(e, c),
@@ -759,11 +731,7 @@ impl<'a> Checker<'a> {
         let result = match &target {
             Type::Map(_, v) => (**v).clone(),
             Type::Object(name) => {
-                let found = self
-                    .decls
-                    .object(name)
-                    .and_then(|o| o.field(field))
-                    .cloned();
+                let found = self.decls.object(name).and_then(|o| o.field(field)).cloned();
                 match found {
                     Some(ft) => ft,
                     None => {
@@ -780,10 +748,7 @@ impl<'a> Checker<'a> {
                 if !is_dyn_or_error(t) {
                     self.error(
                         e,
-                        format!(
-                            "type '{}' does not support field selection",
-                            format_cel_type(t)
-                        ),
+                        format!("type '{}' does not support field selection", format_cel_type(t)),
                     );
                 }
                 Type::Dyn
@@ -822,12 +787,7 @@ impl<'a> Checker<'a> {
         if let Some(f) = args.get(1) {
             self.set_type(f, Type::String);
         }
-        self.set_ref(
-            e,
-            Reference::Function {
-                overloads: vec![Rc::from("select_optional_field")],
-            },
-        );
+        self.set_ref(e, Reference::Function { overloads: vec![Rc::from("select_optional_field")] });
     }
 
     fn check_call(&mut self, e: &Expr, function: &str, target: Option<&Expr>, args: &[Expr]) {
@@ -934,10 +894,8 @@ impl<'a> Checker<'a> {
             let (params, result_type) = if names.is_empty() {
                 (o.params.clone(), o.result.clone())
             } else {
-                let vars: Vec<(Rc<str>, Type)> = names
-                    .into_iter()
-                    .map(|n| (n, self.new_type_var()))
-                    .collect();
+                let vars: Vec<(Rc<str>, Type)> =
+                    names.into_iter().map(|n| (n, self.new_type_var())).collect();
                 (
                     o.params.iter().map(|p| instantiate(p, &vars)).collect(),
                     instantiate(&o.result, &vars),
@@ -1053,10 +1011,7 @@ impl<'a> Checker<'a> {
                 if let Type::Object(_) = &**inner {
                     result = (**inner).clone();
                 } else {
-                    self.error(
-                        e,
-                        format!("'{}' is not a message type", format_cel_type(inner)),
-                    );
+                    self.error(e, format!("'{}' is not a message type", format_cel_type(inner)));
                 }
             }
             other => {

@@ -46,10 +46,7 @@ fn env() -> Declarations {
         name: "kubernetes.authorization.Authorizer".into(),
         fields: vec![],
     });
-    d.add_overload(
-        "allowed",
-        OverloadDecl::member("decision_allowed", vec![decision], Type::Bool),
-    );
+    d.add_overload("allowed", OverloadDecl::member("decision_allowed", vec![decision], Type::Bool));
     d
 }
 
@@ -401,10 +398,8 @@ fn options_gate_behaviour() {
         run("duration('1x') == nope"),
         Err("ERROR: <input>:1:19: undeclared reference to 'nope' (in container '')\n | duration('1x') == nope\n | ..................^".into())
     );
-    let regex = CheckOptions {
-        regex_validator: Some(|re| !re.contains('[')),
-        ..CheckOptions::default()
-    };
+    let regex =
+        CheckOptions { regex_validator: Some(|re| !re.contains('[')), ..CheckOptions::default() };
     assert_eq!(
         run_with("s.matches('[') || matches('[', 'a')", &regex),
         Err("ERROR: <input>:1:11: invalid matches argument\n | s.matches('[') || matches('[', 'a')\n | ..........^\nERROR: <input>:1:27: invalid matches argument\n | s.matches('[') || matches('[', 'a')\n | ..........................^".into())
@@ -449,37 +444,19 @@ fn references() {
         ["less_int64", "less_uint64_int64", "less_double_int64"]
     );
     let (ast, c) = refs_of("a.b.c");
-    assert_eq!(
-        c.refs[ast.root.id as usize],
-        Some(Reference::Variable("a.b.c".into()))
-    );
+    assert_eq!(c.refs[ast.root.id as usize], Some(Reference::Variable("a.b.c".into())));
     let (ast, c) = refs_of("int");
-    assert_eq!(
-        c.refs[ast.root.id as usize],
-        Some(Reference::Type(Type::Int))
-    );
+    assert_eq!(c.refs[ast.root.id as usize], Some(Reference::Type(Type::Int)));
     let (ast, c) = refs_of("optional.none()");
     assert_eq!(ids(&c.refs[ast.root.id as usize]), ["optional_none"]);
     let (ast, c) = refs_of("m.?k");
-    assert_eq!(
-        ids(&c.refs[ast.root.id as usize]),
-        ["select_optional_field"]
-    );
+    assert_eq!(ids(&c.refs[ast.root.id as usize]), ["select_optional_field"]);
     let (ast, c) = refs_of("[1].exists(v, v > 0)");
     // The comprehension's iteration variable resolves as a variable.
-    let ExprKind::Comprehension(comp) = &ast.root.kind else {
-        panic!()
-    };
-    let ExprKind::Call { args, .. } = &comp.loop_step.kind else {
-        panic!()
-    };
-    let ExprKind::Call { args: inner, .. } = &args[1].kind else {
-        panic!()
-    };
-    assert_eq!(
-        c.refs[inner[0].id as usize],
-        Some(Reference::Variable("v".into()))
-    );
+    let ExprKind::Comprehension(comp) = &ast.root.kind else { panic!() };
+    let ExprKind::Call { args, .. } = &comp.loop_step.kind else { panic!() };
+    let ExprKind::Call { args: inner, .. } = &args[1].kind else { panic!() };
+    assert_eq!(c.refs[inner[0].id as usize], Some(Reference::Variable("v".into())));
     assert_eq!(c.types[inner[0].id as usize], Type::Int);
 }
 
@@ -494,10 +471,7 @@ fn result_type_check() {
         check_result_type(&Type::Int, ExpectedResult::StringOrNull),
         Err("must evaluate to one of [string null_type] but got int".into())
     );
-    assert_eq!(
-        check_result_type(&Type::Null, ExpectedResult::StringOrNull),
-        Ok(())
-    );
+    assert_eq!(check_result_type(&Type::Null, ExpectedResult::StringOrNull), Ok(()));
     assert_eq!(
         check_result_type(&Type::list(Type::String), ExpectedResult::String),
         Err("must evaluate to string but got list(string)".into())

@@ -70,24 +70,17 @@ fn locate(source: &str, offset: u32) -> Location {
 /// Render issues in cel-go's format. `issues` are in report order.
 pub fn render(source: &str, issues: &[IssueRef<'_>]) -> String {
     let kept = &issues[..issues.len().min(MAX_ERRORS_TO_REPORT)];
-    let mut located: Vec<(Option<Location>, &str)> = kept
-        .iter()
-        .map(|i| (i.offset.map(|o| locate(source, o)), i.message))
-        .collect();
+    let mut located: Vec<(Option<Location>, &str)> =
+        kept.iter().map(|i| (i.offset.map(|o| locate(source, o)), i.message)).collect();
     // Sort by (line, column); no location is line -1, column -1.
     located.sort_by_key(|(loc, _)| match loc {
         Some((line, col, _)) => (i64::from(*line), i64::from(*col)),
         None => (-1, -1),
     });
-    let mut out: Vec<String> = located
-        .into_iter()
-        .map(|(loc, message)| render_one(source, loc, message))
-        .collect();
+    let mut out: Vec<String> =
+        located.into_iter().map(|(loc, message)| render_one(source, loc, message)).collect();
     if issues.len() > MAX_ERRORS_TO_REPORT {
-        out.push(format!(
-            "{} more errors were truncated",
-            issues.len() - MAX_ERRORS_TO_REPORT
-        ));
+        out.push(format!("{} more errors were truncated", issues.len() - MAX_ERRORS_TO_REPORT));
     }
     out.join("\n")
 }
@@ -122,25 +115,15 @@ fn render_one(source: &str, loc: Option<Location>, message: &str) -> String {
 
 /// Render type-check issues (`Checked::errors`).
 pub fn render_check_issues(source: &str, issues: &[CheckIssue]) -> String {
-    let refs: Vec<IssueRef<'_>> = issues
-        .iter()
-        .map(|i| IssueRef {
-            message: &i.message,
-            offset: Some(i.pos),
-        })
-        .collect();
+    let refs: Vec<IssueRef<'_>> =
+        issues.iter().map(|i| IssueRef { message: &i.message, offset: Some(i.pos) }).collect();
     render(source, &refs)
 }
 
 /// Render parse errors.
 pub fn render_parse_errors(source: &str, errors: &[ParseError]) -> String {
-    let refs: Vec<IssueRef<'_>> = errors
-        .iter()
-        .map(|e| IssueRef {
-            message: &e.message,
-            offset: e.offset,
-        })
-        .collect();
+    let refs: Vec<IssueRef<'_>> =
+        errors.iter().map(|e| IssueRef { message: &e.message, offset: e.offset }).collect();
     render(source, &refs)
 }
 
@@ -162,40 +145,18 @@ mod tests {
     #[test]
     fn wide_dots_and_carets() {
         let src = "'é' + x";
-        let out = render(
-            src,
-            &[IssueRef {
-                message: "m",
-                offset: Some(5),
-            }],
-        );
+        let out = render(src, &[IssueRef { message: "m", offset: Some(5) }]);
         assert_eq!(out, "ERROR: <input>:1:5: m\n | 'é' + x\n | .．..^");
-        let out = render(
-            "a + é",
-            &[IssueRef {
-                message: "m",
-                offset: Some(4),
-            }],
-        );
+        let out = render("a + é", &[IssueRef { message: "m", offset: Some(4) }]);
         assert_eq!(out, "ERROR: <input>:1:5: m\n | a + é\n | ....＾");
     }
 
     #[test]
     fn no_location_and_truncation() {
-        let out = render(
-            "x",
-            &[IssueRef {
-                message: "limit",
-                offset: None,
-            }],
-        );
+        let out = render("x", &[IssueRef { message: "limit", offset: None }]);
         assert_eq!(out, "ERROR: <input>:-1:0: limit");
-        let many: Vec<IssueRef> = (0..103)
-            .map(|_| IssueRef {
-                message: "e",
-                offset: Some(0),
-            })
-            .collect();
+        let many: Vec<IssueRef> =
+            (0..103).map(|_| IssueRef { message: "e", offset: Some(0) }).collect();
         let out = render("x", &many);
         assert_eq!(out.lines().filter(|l| l.starts_with("ERROR")).count(), 100);
         assert!(out.ends_with("\n3 more errors were truncated"));
@@ -207,14 +168,8 @@ mod tests {
         let out = render(
             src,
             &[
-                IssueRef {
-                    message: "second",
-                    offset: Some(7),
-                },
-                IssueRef {
-                    message: "first",
-                    offset: Some(0),
-                },
+                IssueRef { message: "second", offset: Some(7) },
+                IssueRef { message: "first", offset: Some(0) },
             ],
         );
         assert_eq!(

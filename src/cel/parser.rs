@@ -744,7 +744,8 @@ impl<'s> Converter<'s> {
     }
 
     /// `l.sortBy(v, key)` → bind `@__sortBy_input__ = l` in
-    /// `@sortByAssociatedKeys(@__sortBy_input__, @__sortBy_input__.map(v, key))`.
+    /// `@__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(v, key))` (a member call, as
+    /// cel-go declares it).
     fn sort_by(&mut self, pos: u32, span: Span, target: Expr, v: &str, key: Expr) -> Expr {
         const INPUT: &str = "@__sortBy_input__";
         let input = self.ident(pos, span, INPUT);
@@ -760,7 +761,7 @@ impl<'s> Converter<'s> {
         let result = self.ident(pos, span, ACCU_VAR);
         let keys =
             self.comprehension(pos, span, range, v, None, ACCU_VAR, init, cond, step, result);
-        let sorted = self.call(pos, span, "@sortByAssociatedKeys", None, vec![input, keys]);
+        let sorted = self.call(pos, span, "@sortByAssociatedKeys", Some(input), vec![keys]);
         self.bind(pos, span, INPUT, target, sorted)
     }
 }

@@ -72,12 +72,10 @@ struct Builder<'d> {
 
 impl Builder<'_> {
     fn global(&mut self, function: &str, id: &str, params: Vec<Type>, result: Type) {
-        self.decls
-            .add_overload(function, OverloadDecl::global(id, params, result));
+        self.decls.add_overload(function, OverloadDecl::global(id, params, result));
     }
     fn member(&mut self, function: &str, id: &str, params: Vec<Type>, result: Type) {
-        self.decls
-            .add_overload(function, OverloadDecl::member(id, params, result));
+        self.decls.add_overload(function, OverloadDecl::member(id, params, result));
     }
 }
 
@@ -128,12 +126,7 @@ fn standard_library(b: &mut Builder) {
     b.global("_&&_", "logical_and", vec![Bool, Bool], Bool);
     b.global("_||_", "logical_or", vec![Bool, Bool], Bool);
     b.global("!_", "logical_not", vec![Bool], Bool);
-    b.global(
-        "@not_strictly_false",
-        "not_strictly_false",
-        vec![Bool],
-        Bool,
-    );
+    b.global("@not_strictly_false", "not_strictly_false", vec![Bool], Bool);
 
     // Equality.
     b.global("_==_", "equals", vec![a(), a()], Bool);
@@ -142,24 +135,9 @@ fn standard_library(b: &mut Builder) {
     // Arithmetic.
     b.global("_+_", "add_bytes", vec![Bytes, Bytes], Bytes);
     b.global("_+_", "add_double", vec![Double, Double], Double);
-    b.global(
-        "_+_",
-        "add_duration_duration",
-        vec![Duration, Duration],
-        Duration,
-    );
-    b.global(
-        "_+_",
-        "add_duration_timestamp",
-        vec![Duration, Timestamp],
-        Timestamp,
-    );
-    b.global(
-        "_+_",
-        "add_timestamp_duration",
-        vec![Timestamp, Duration],
-        Timestamp,
-    );
+    b.global("_+_", "add_duration_duration", vec![Duration, Duration], Duration);
+    b.global("_+_", "add_duration_timestamp", vec![Duration, Timestamp], Timestamp);
+    b.global("_+_", "add_timestamp_duration", vec![Timestamp, Duration], Timestamp);
     b.global("_+_", "add_int64", vec![Int, Int], Int);
     b.global("_+_", "add_list", vec![list_a(), list_a()], list_a());
     b.global("_+_", "add_string", vec![String, String], String);
@@ -175,34 +153,16 @@ fn standard_library(b: &mut Builder) {
     b.global("-_", "negate_double", vec![Double], Double);
     b.global("-_", "negate_int64", vec![Int], Int);
     b.global("_-_", "subtract_double", vec![Double, Double], Double);
-    b.global(
-        "_-_",
-        "subtract_duration_duration",
-        vec![Duration, Duration],
-        Duration,
-    );
+    b.global("_-_", "subtract_duration_duration", vec![Duration, Duration], Duration);
     b.global("_-_", "subtract_int64", vec![Int, Int], Int);
-    b.global(
-        "_-_",
-        "subtract_timestamp_duration",
-        vec![Timestamp, Duration],
-        Timestamp,
-    );
-    b.global(
-        "_-_",
-        "subtract_timestamp_timestamp",
-        vec![Timestamp, Timestamp],
-        Duration,
-    );
+    b.global("_-_", "subtract_timestamp_duration", vec![Timestamp, Duration], Timestamp);
+    b.global("_-_", "subtract_timestamp_timestamp", vec![Timestamp, Timestamp], Duration);
     b.global("_-_", "subtract_uint64", vec![Uint, Uint], Uint);
 
     // Relations, in cel-go's order per operator.
-    for (op, prefix) in [
-        ("_<_", "less"),
-        ("_<=_", "less_equals"),
-        ("_>_", "greater"),
-        ("_>=_", "greater_equals"),
-    ] {
+    for (op, prefix) in
+        [("_<_", "less"), ("_<=_", "less_equals"), ("_>_", "greater"), ("_>=_", "greater_equals")]
+    {
         let rows: [(&str, Type, Type); 14] = [
             ("bool", Bool, Bool),
             ("int64", Int, Int),
@@ -268,12 +228,7 @@ fn standard_library(b: &mut Builder) {
     b.global("string", "int64_to_string", vec![Int], String);
     b.global("string", "timestamp_to_string", vec![Timestamp], String);
     b.global("string", "uint64_to_string", vec![Uint], String);
-    b.global(
-        "timestamp",
-        "timestamp_to_timestamp",
-        vec![Timestamp],
-        Timestamp,
-    );
+    b.global("timestamp", "timestamp_to_timestamp", vec![Timestamp], Timestamp);
     b.global("timestamp", "int64_to_timestamp", vec![Int], Timestamp);
     b.global("timestamp", "string_to_timestamp", vec![String], Timestamp);
     b.global("uint", "uint64_to_uint64", vec![Uint], Uint);
@@ -284,59 +239,24 @@ fn standard_library(b: &mut Builder) {
     // String functions.
     b.member("contains", "contains_string", vec![String, String], Bool);
     b.member("endsWith", "ends_with_string", vec![String, String], Bool);
-    b.member(
-        "startsWith",
-        "starts_with_string",
-        vec![String, String],
-        Bool,
-    );
+    b.member("startsWith", "starts_with_string", vec![String, String], Bool);
     b.global("matches", "matches", vec![String, String], Bool);
     b.member("matches", "matches_string", vec![String, String], Bool);
 
     // Timestamp and duration accessors.
     let accessors: [(&str, &str, &str, Option<&str>); 10] = [
-        (
-            "getFullYear",
-            "timestamp_to_year",
-            "timestamp_to_year_with_tz",
-            None,
-        ),
-        (
-            "getMonth",
-            "timestamp_to_month",
-            "timestamp_to_month_with_tz",
-            None,
-        ),
-        (
-            "getDayOfYear",
-            "timestamp_to_day_of_year",
-            "timestamp_to_day_of_year_with_tz",
-            None,
-        ),
-        (
-            "getDayOfMonth",
-            "timestamp_to_day_of_month",
-            "timestamp_to_day_of_month_with_tz",
-            None,
-        ),
+        ("getFullYear", "timestamp_to_year", "timestamp_to_year_with_tz", None),
+        ("getMonth", "timestamp_to_month", "timestamp_to_month_with_tz", None),
+        ("getDayOfYear", "timestamp_to_day_of_year", "timestamp_to_day_of_year_with_tz", None),
+        ("getDayOfMonth", "timestamp_to_day_of_month", "timestamp_to_day_of_month_with_tz", None),
         (
             "getDate",
             "timestamp_to_day_of_month_1_based",
             "timestamp_to_day_of_month_1_based_with_tz",
             None,
         ),
-        (
-            "getDayOfWeek",
-            "timestamp_to_day_of_week",
-            "timestamp_to_day_of_week_with_tz",
-            None,
-        ),
-        (
-            "getHours",
-            "timestamp_to_hours",
-            "timestamp_to_hours_with_tz",
-            Some("duration_to_hours"),
-        ),
+        ("getDayOfWeek", "timestamp_to_day_of_week", "timestamp_to_day_of_week_with_tz", None),
+        ("getHours", "timestamp_to_hours", "timestamp_to_hours_with_tz", Some("duration_to_hours")),
         (
             "getMinutes",
             "timestamp_to_minutes",
@@ -368,85 +288,30 @@ fn standard_library(b: &mut Builder) {
 fn strings(b: &mut Builder, version: u32) {
     use Type::{Dyn, Int, String};
     b.member("charAt", "string_char_at_int", vec![String, Int], String);
-    b.member(
-        "indexOf",
-        "string_index_of_string",
-        vec![String, String],
-        Int,
-    );
-    b.member(
-        "indexOf",
-        "string_index_of_string_int",
-        vec![String, String, Int],
-        Int,
-    );
-    b.member(
-        "lastIndexOf",
-        "string_last_index_of_string",
-        vec![String, String],
-        Int,
-    );
-    b.member(
-        "lastIndexOf",
-        "string_last_index_of_string_int",
-        vec![String, String, Int],
-        Int,
-    );
+    b.member("indexOf", "string_index_of_string", vec![String, String], Int);
+    b.member("indexOf", "string_index_of_string_int", vec![String, String, Int], Int);
+    b.member("lastIndexOf", "string_last_index_of_string", vec![String, String], Int);
+    b.member("lastIndexOf", "string_last_index_of_string_int", vec![String, String, Int], Int);
     b.member("lowerAscii", "string_lower_ascii", vec![String], String);
-    b.member(
-        "replace",
-        "string_replace_string_string",
-        vec![String, String, String],
-        String,
-    );
+    b.member("replace", "string_replace_string_string", vec![String, String, String], String);
     b.member(
         "replace",
         "string_replace_string_string_int",
         vec![String, String, String, Int],
         String,
     );
-    b.member(
-        "split",
-        "string_split_string",
-        vec![String, String],
-        Type::list(String),
-    );
-    b.member(
-        "split",
-        "string_split_string_int",
-        vec![String, String, Int],
-        Type::list(String),
-    );
-    b.member(
-        "substring",
-        "string_substring_int",
-        vec![String, Int],
-        String,
-    );
-    b.member(
-        "substring",
-        "string_substring_int_int",
-        vec![String, Int, Int],
-        String,
-    );
+    b.member("split", "string_split_string", vec![String, String], Type::list(String));
+    b.member("split", "string_split_string_int", vec![String, String, Int], Type::list(String));
+    b.member("substring", "string_substring_int", vec![String, Int], String);
+    b.member("substring", "string_substring_int_int", vec![String, Int, Int], String);
     b.member("trim", "string_trim", vec![String], String);
     b.member("upperAscii", "string_upper_ascii", vec![String], String);
     if version >= 1 {
-        b.member(
-            "format",
-            "string_format",
-            vec![String, Type::list(Dyn)],
-            String,
-        );
+        b.member("format", "string_format", vec![String, Type::list(Dyn)], String);
         b.global("strings.quote", "strings_quote", vec![String], String);
     }
     b.member("join", "list_join", vec![Type::list(String)], String);
-    b.member(
-        "join",
-        "list_join_string",
-        vec![Type::list(String), String],
-        String,
-    );
+    b.member("join", "list_join_string", vec![Type::list(String), String], String);
     if version >= 3 {
         b.member("reverse", "string_reverse", vec![String], String);
     }
@@ -454,19 +319,9 @@ fn strings(b: &mut Builder, version: u32) {
 
 fn lists(b: &mut Builder, version: u32) {
     let list_t = || Type::list(Type::param("T"));
-    b.member(
-        "slice",
-        "list_slice",
-        vec![list_t(), Type::Int, Type::Int],
-        list_t(),
-    );
+    b.member("slice", "list_slice", vec![list_t(), Type::Int, Type::Int], list_t());
     if version >= 1 {
-        b.member(
-            "flatten",
-            "list_flatten",
-            vec![Type::list(list_t())],
-            list_t(),
-        );
+        b.member("flatten", "list_flatten", vec![Type::list(list_t())], list_t());
         b.member(
             "flatten",
             "list_flatten_int",
@@ -491,12 +346,7 @@ fn lists(b: &mut Builder, version: u32) {
                 list_t(),
             );
         }
-        b.global(
-            "lists.range",
-            "lists_range",
-            vec![Type::Int],
-            Type::list(Type::Int),
-        );
+        b.global("lists.range", "lists_range", vec![Type::Int], Type::list(Type::Int));
         b.member("reverse", "list_reverse", vec![list_t()], list_t());
         b.member("distinct", "list_distinct", vec![list_t()], list_t());
     }
@@ -509,79 +359,34 @@ fn optional(b: &mut Builder, version: u32) {
     let list_v = || Type::list(Type::param("V"));
     let map_kv = || Type::map(Type::param("K"), Type::param("V"));
     b.global("optional.of", "optional_of", vec![v()], opt_v());
-    b.global(
-        "optional.ofNonZeroValue",
-        "optional_ofNonZeroValue",
-        vec![v()],
-        opt_v(),
-    );
+    b.global("optional.ofNonZeroValue", "optional_ofNonZeroValue", vec![v()], opt_v());
     b.global("optional.none", "optional_none", vec![], opt_v());
     b.member("value", "optional_value", vec![opt_v()], v());
     b.member("hasValue", "optional_hasValue", vec![opt_v()], Type::Bool);
-    b.member(
-        "or",
-        "optional_or_optional",
-        vec![opt_v(), opt_v()],
-        opt_v(),
-    );
+    b.member("or", "optional_or_optional", vec![opt_v(), opt_v()], opt_v());
     b.member("orValue", "optional_orValue_value", vec![opt_v(), v()], v());
-    b.global(
-        "_?._",
-        "select_optional_field",
-        vec![Type::Dyn, Type::String],
-        opt_v(),
-    );
-    b.global(
-        "_[?_]",
-        "list_optindex_optional_int",
-        vec![list_v(), Type::Int],
-        opt_v(),
-    );
+    b.global("_?._", "select_optional_field", vec![Type::Dyn, Type::String], opt_v());
+    b.global("_[?_]", "list_optindex_optional_int", vec![list_v(), Type::Int], opt_v());
     b.global(
         "_[?_]",
         "optional_list_optindex_optional_int",
         vec![Type::optional(list_v()), Type::Int],
         opt_v(),
     );
-    b.global(
-        "_[?_]",
-        "map_optindex_optional_value",
-        vec![map_kv(), k()],
-        opt_v(),
-    );
+    b.global("_[?_]", "map_optindex_optional_value", vec![map_kv(), k()], opt_v());
     b.global(
         "_[?_]",
         "optional_map_optindex_optional_value",
         vec![Type::optional(map_kv()), k()],
         opt_v(),
     );
-    b.global(
-        "_[_]",
-        "optional_list_index_int",
-        vec![Type::optional(list_v()), Type::Int],
-        opt_v(),
-    );
-    b.global(
-        "_[_]",
-        "optional_map_index_value",
-        vec![Type::optional(map_kv()), k()],
-        opt_v(),
-    );
+    b.global("_[_]", "optional_list_index_int", vec![Type::optional(list_v()), Type::Int], opt_v());
+    b.global("_[_]", "optional_map_index_value", vec![Type::optional(map_kv()), k()], opt_v());
     if version >= 2 {
         b.member("last", "list_last", vec![list_v()], opt_v());
         b.member("first", "list_first", vec![list_v()], opt_v());
-        b.global(
-            "optional.unwrap",
-            "optional_unwrap",
-            vec![Type::list(opt_v())],
-            list_v(),
-        );
-        b.member(
-            "unwrapOpt",
-            "optional_unwrapOpt",
-            vec![Type::list(opt_v())],
-            list_v(),
-        );
+        b.global("optional.unwrap", "optional_unwrap", vec![Type::list(opt_v())], list_v());
+        b.member("unwrapOpt", "optional_unwrapOpt", vec![Type::list(opt_v())], list_v());
     }
 }
 
@@ -600,18 +405,8 @@ fn two_var_comprehensions(b: &mut Builder) {
     let k = || Type::param("K");
     let v = || Type::param("V");
     let map_kv = || Type::map(Type::param("K"), Type::param("V"));
-    b.global(
-        "cel.@mapInsert",
-        "@mapInsert_map_key_value",
-        vec![map_kv(), k(), v()],
-        map_kv(),
-    );
-    b.global(
-        "cel.@mapInsert",
-        "@mapInsert_map_map",
-        vec![map_kv(), map_kv()],
-        map_kv(),
-    );
+    b.global("cel.@mapInsert", "@mapInsert_map_key_value", vec![map_kv(), k(), v()], map_kv());
+    b.global("cel.@mapInsert", "@mapInsert_map_map", vec![map_kv(), map_kv()], map_kv());
 }
 
 /// Every declared overload, one line each: `function<TAB>id<TAB>signature`, functions sorted by
@@ -626,16 +421,11 @@ pub fn overload_table(decls: &Declarations) -> String {
             continue;
         };
         for o in &f.overloads {
-            let params: Vec<String> = o
-                .params
-                .iter()
-                .map(super::checker::format_cel_type)
-                .collect();
+            let params: Vec<String> =
+                o.params.iter().map(super::checker::format_cel_type).collect();
             let sig = if o.member {
-                let (recv, rest) = params
-                    .split_first()
-                    .map(|(r, t)| (r.clone(), t))
-                    .unwrap_or_default();
+                let (recv, rest) =
+                    params.split_first().map(|(r, t)| (r.clone(), t)).unwrap_or_default();
                 format!("{recv}.({})", rest.join(", "))
             } else {
                 format!("({})", params.join(", "))

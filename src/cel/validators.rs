@@ -59,11 +59,7 @@ pub(crate) fn validate(
 }
 
 fn issue(e: &Expr, message: String) -> CheckIssue {
-    CheckIssue {
-        message,
-        pos: e.pos,
-        span: e.span,
-    }
+    CheckIssue { message, pos: e.pos, span: e.span }
 }
 
 /// Visit every node, children before their parent (cel-go's `MatchDescendants` order).
@@ -128,11 +124,7 @@ fn homogeneous_literals(
     };
     // Lists first, then maps, as cel-go does.
     for (e, exempt) in &literals {
-        let ExprKind::List {
-            elements,
-            optional_indices,
-        } = &e.kind
-        else {
+        let ExprKind::List { elements, optional_indices } = &e.kind else {
             continue;
         };
         if *exempt {
@@ -187,20 +179,11 @@ fn literal_arguments(
     valid: impl Fn(&Literal) -> bool,
 ) {
     post_order(&ast.root, &mut |e| {
-        if let ExprKind::Call {
-            function: f, args, ..
-        } = &e.kind
-        {
+        if let ExprKind::Call { function: f, args, .. } = &e.kind {
             if f != function {
                 return;
             }
-            if let Some(
-                arg @ Expr {
-                    kind: ExprKind::Literal(l),
-                    ..
-                },
-            ) = args.first()
-            {
+            if let Some(arg @ Expr { kind: ExprKind::Literal(l), .. }) = args.first() {
                 if !valid(l) {
                     issues.push(issue(arg, format!("invalid {function} argument")));
                 }
@@ -288,10 +271,7 @@ pub fn parse_go_duration(s: &str) -> Option<i64> {
             return None;
         }
         // Unit: everything up to the next digit or period.
-        let i = s
-            .iter()
-            .position(|&c| c == b'.' || c.is_ascii_digit())
-            .unwrap_or(s.len());
+        let i = s.iter().position(|&c| c == b'.' || c.is_ascii_digit()).unwrap_or(s.len());
         if i == 0 {
             return None;
         }
@@ -514,12 +494,7 @@ struct FormatError<'e> {
 
 fn string_format(ast: &Ast, checked: &Checked, issues: &mut Vec<CheckIssue>) {
     post_order(&ast.root, &mut |e| {
-        let ExprKind::Call {
-            function,
-            target: Some(target),
-            args,
-        } = &e.kind
-        else {
+        let ExprKind::Call { function, target: Some(target), args } = &e.kind else {
             return;
         };
         if function != "format" {
@@ -596,11 +571,7 @@ fn check_format_string<'e>(
             }
             let digits = &format[start..j];
             if digits.is_empty() || digits.parse::<i64>().is_err() {
-                let why = if digits.is_empty() {
-                    "invalid syntax"
-                } else {
-                    "value out of range"
-                };
+                let why = if digits.is_empty() { "invalid syntax" } else { "value out of range" };
                 return Err(plain(format!(
                     "could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing \"{digits}\": {why}"
                 )));
@@ -613,10 +584,9 @@ fn check_format_string<'e>(
                 "could not parse formatting clause: unrecognized formatting clause \"{}\"",
                 char::from(clause)
             )),
-            ClauseError::Type(at, message) => FormatError {
-                at: Some(at),
-                message: format!("error during formatting: {message}"),
-            },
+            ClauseError::Type(at, message) => {
+                FormatError { at: Some(at), message: format!("error during formatting: {message}") }
+            }
         })?;
         i = j;
         index += 1;
@@ -632,12 +602,8 @@ enum ClauseError<'e> {
 fn verify_clause<'e>(clause: u8, arg: &'e Expr, checked: &Checked) -> Result<(), ClauseError<'e>> {
     let t = type_of(checked, arg);
     let one_of = |kinds: &[Kind]| *t == Type::Dyn || kinds.contains(&kind(t));
-    let fail = |what: &str| {
-        Err(ClauseError::Type(
-            arg,
-            format!("{what}, was given {}", type_name(t)),
-        ))
-    };
+    let fail =
+        |what: &str| Err(ClauseError::Type(arg, format!("{what}, was given {}", type_name(t))));
     match clause {
         b's' => match verify_string(arg, checked) {
             None => Ok(()),
@@ -707,31 +673,12 @@ mod tests {
         assert_eq!(parse_go_duration("0"), Some(0));
         assert_eq!(parse_go_duration("1s"), Some(1_000_000_000));
         assert_eq!(parse_go_duration("-1.5h"), Some(-5_400_000_000_000));
-        assert_eq!(
-            parse_go_duration("1h2m3s4ms5us6ns"),
-            Some(3_723_004_005_006)
-        );
+        assert_eq!(parse_go_duration("1h2m3s4ms5us6ns"), Some(3_723_004_005_006));
         assert_eq!(parse_go_duration("1µs"), Some(1_000));
         assert_eq!(parse_go_duration(".5s"), Some(500_000_000));
-        assert_eq!(
-            parse_go_duration("2562047h47m16.854775807s"),
-            Some(i64::MAX)
-        );
-        assert_eq!(
-            parse_go_duration("-2562047h47m16.854775808s"),
-            Some(i64::MIN)
-        );
-        for bad in [
-            "",
-            "1",
-            "s",
-            ".s",
-            "1x",
-            "1s ",
-            "+",
-            "2562047h47m16.854775808s",
-            "1d",
-        ] {
+        assert_eq!(parse_go_duration("2562047h47m16.854775807s"), Some(i64::MAX));
+        assert_eq!(parse_go_duration("-2562047h47m16.854775808s"), Some(i64::MIN));
+        for bad in ["", "1", "s", ".s", "1x", "1s ", "+", "2562047h47m16.854775808s", "1d"] {
             assert_eq!(parse_go_duration(bad), None, "{bad}");
         }
     }
@@ -743,18 +690,9 @@ mod tests {
             parse_rfc3339("2023-05-01T12:30:00.5+02:00"),
             Some((1_682_937_000, 500_000_000))
         );
-        assert_eq!(
-            parse_rfc3339("0001-01-01T00:00:00Z"),
-            Some((MIN_UNIX_SECONDS, 0))
-        );
-        assert_eq!(
-            parse_rfc3339("9999-12-31T23:59:59Z"),
-            Some((MAX_UNIX_SECONDS, 0))
-        );
-        assert_eq!(
-            parse_rfc3339("2024-02-29T00:00:00Z").map(|t| t.0),
-            Some(1_709_164_800)
-        );
+        assert_eq!(parse_rfc3339("0001-01-01T00:00:00Z"), Some((MIN_UNIX_SECONDS, 0)));
+        assert_eq!(parse_rfc3339("9999-12-31T23:59:59Z"), Some((MAX_UNIX_SECONDS, 0)));
+        assert_eq!(parse_rfc3339("2024-02-29T00:00:00Z").map(|t| t.0), Some(1_709_164_800));
         for bad in [
             "2023-02-29T00:00:00Z",
             "2023-13-01T00:00:00Z",
