@@ -107,10 +107,10 @@ export function locateExpression(text, expression, prefer = null) {
   if (typeof text !== 'string' || typeof expression !== 'string' || expression.trim() === '') return null;
   const lead = expression.length - expression.trimStart().length;
   const body = expression.slice(lead);
-  const firstLine = body.split('\n')[0].trimEnd();
-  const probe = firstLine.slice(0, 40);
+  // The first run without whitespace, quotes or backslashes is written verbatim in any style.
+  const probe = /^[^\s'"\\]+/.exec(body)?.[0] ?? body[0];
   const candidates = [];
-  for (let p = text.indexOf(probe); p !== -1 && candidates.length < 200; p = text.indexOf(probe, p + 1)) {
+  for (let p = text.indexOf(probe); p !== -1 && candidates.length < 1000; p = text.indexOf(probe, p + 1)) {
     candidates.push(p);
   }
   if (prefer) {

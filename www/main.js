@@ -161,33 +161,20 @@ async function loadExample(name) {
 
 // --- start-up ------------------------------------------------------------------------------
 
+async function loadPackage() {
+  const mod = await import('../pkg/vap_eval.js').catch((e) => {
+    throw Object.assign(new Error(String(e?.message ?? e)), { stage: 'import' });
+  });
+  await mod.default().catch((e) => {
+    throw Object.assign(new Error(String(e?.message ?? e)), { stage: 'init' });
+  });
+  return mod;
+}
+
 async function start() {
-  try {
-    pkg = await import('../pkg/vap_eval.js');
-  } catch (e) {
-    document.body.dataset.state = 'error';
-    show(
-      $('notice'),
-      renderNotice(
-        'error',
-        'The vap-eval package (../pkg/vap_eval.js) could not be loaded.',
-        'Build it and serve the repository root with: bash scripts/run.sh  (then open http://127.0.0.1:8080/www/)',
-        `Details: ${e?.message ?? e}`,
-      ),
-    );
-    return;
-  }
-  try {
-    await pkg.default();
-  } catch (e) {
-    pkg = null;
-    document.body.dataset.state = 'error';
-    show($('notice'), renderNotice('error', 'The WebAssembly module failed to initialise.', 'Rebuild it with: bash scripts/run.sh', `Details: ${e?.message ?? e}`));
-    return;
-  }
-  versions = [...(toPlain(pkg.supportedVersions?.()) ?? [])].map(String).sort(compareVersions);
-  $('version').replaceChildren(...versions.slice().reverse().map((v) => new Option(v, v)));
-  $('pkg-version').textContent = pkg.version ? `v${pkg.version()}` : '';
+  // The wasm download/compile and the example fetches run concurrently.
+  const pkgPromise = loadPackage();
+  pkgPromise.catch(() => {});
 
   let index = { default: '', examples: [] };
   try {
@@ -201,7 +188,6 @@ async function start() {
   const fromHash = await decodeState(location.hash);
   if (fromHash) {
     state = fromHash;
-    writeEditors();
   } else {
     try {
       await loadExample(index.default || examples[0]?.name);
@@ -209,8 +195,30 @@ async function start() {
       show($('notice'), renderNotice('warning', 'Could not load the example', String(e?.message ?? e)));
     }
     if (!state.expression) state.expression = 'object.spec.replicas * 2';
-    writeEditors();
   }
+  writeEditors();
+
+  try {
+    pkg = await pkgPromise;
+  } catch (e) {
+    document.body.dataset.state = 'error';
+    show(
+      $('notice'),
+      e.stage === 'init'
+        ? renderNotice('error', 'The WebAssembly module failed to initialise.', 'Rebuild it with: bash scripts/run.sh', `Details: ${e.message}`)
+        : renderNotice(
+            'error',
+            'The vap-eval package (../pkg/vap_eval.js) could not be loaded.',
+            'Build it and serve the repository root with: bash scripts/run.sh  (then open http://127.0.0.1:8080/www/)',
+            `Details: ${e.message}`,
+          ),
+    );
+    return;
+  }
+  versions = [...(toPlain(pkg.supportedVersions?.()) ?? [])].map(String).sort(compareVersions);
+  $('version').replaceChildren(...versions.slice().reverse().map((v) => new Option(v, v)));
+  $('pkg-version').textContent = pkg.version ? `v${pkg.version()}` : '';
+  writeEditors();
   readEditors();
 
   for (const id of ['manifests', 'object', 'oldObject', 'request']) {

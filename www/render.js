@@ -133,12 +133,13 @@ export function renderRequest(request) {
 }
 
 function exprLine(r, label) {
-  const failed = r.error !== undefined || r.value === false;
-  const state = !r.evaluated ? 'skipped' : r.error !== undefined ? 'error' : failed ? 'fail' : 'pass';
+  // Booleans pass or fail; other values (variables, messages) are just "ok" when they evaluated.
+  const state = !r.evaluated ? 'skipped' : r.error !== undefined ? 'error' : r.value === false ? 'fail' : 'pass';
+  const word = state === 'pass' && typeof r.value !== 'boolean' ? 'ok' : state === 'skipped' ? 'not evaluated' : state;
   return h(
     'li',
     { className: `expr expr-${state}` },
-    h('div', { className: 'expr-head' }, pill(state, state), label ? h('span', { className: 'expr-name' }, label) : null, h('code', { className: 'expr-code' }, r.expression ?? ''), costOf(r.cost)),
+    h('div', { className: 'expr-head' }, pill(word, state), label ? h('span', { className: 'expr-name' }, label) : null, h('code', { className: 'expr-code' }, r.expression ?? ''), costOf(r.cost)),
     r.evaluated && r.error === undefined ? h('div', { className: 'expr-value' }, '→ ', h('code', null, formatValue(r.value)), r.type ? h('span', { className: 'type' }, ` : ${r.type}`) : null) : null,
     r.error !== undefined ? h('pre', { className: 'expr-error' }, r.error) : null,
   );
@@ -280,13 +281,23 @@ export function renderDiagnostics(diagnostics, locate = () => null) {
                   attrs: target ? { 'data-diagnostic': i, role: 'button', tabindex: 0, title: `select in ${target.editor}` } : { 'data-diagnostic': i },
                 },
                 h('div', { className: 'diagnostic-line' }, formatDiagnostic(d)),
-                d.rendered ? h('pre', { className: 'diagnostic-rendered' }, d.rendered) : null,
+                snippetOf(d.rendered) ? h('pre', { className: 'diagnostic-rendered' }, snippetOf(d.rendered)) : null,
                 d.help ? h('div', { className: 'diagnostic-help' }, `help: ${d.help}`) : null,
               );
             }),
           ),
     ),
   };
+}
+
+/**
+ * The source excerpt of a `rendered` diagnostic ("ERROR: f:1:2: msg\n | line\n | ..^"): its
+ * header repeats the list line, so only the lines after it are shown ("" when there are none).
+ */
+export function snippetOf(rendered) {
+  if (typeof rendered !== 'string') return '';
+  const lines = rendered.split('\n');
+  return /^(ERROR|WARNING|INFO)\b/i.test(lines[0]) ? lines.slice(1).join('\n') : rendered;
 }
 
 /** The whole evaluate() result. Returns {tree, diagnostics} (diagnostics sorted, as numbered). */
@@ -298,10 +309,10 @@ export function renderResult(result, locate) {
       'div',
       { className: 'result' },
       renderResponse(result),
+      diags.tree,
       renderRequest(result?.request),
       h('h3', null, 'Policies'),
       renderPolicies(result?.policies),
-      diags.tree,
     ),
   };
 }
