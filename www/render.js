@@ -90,22 +90,29 @@ export function renderResponse(result) {
     !allowed && st
       ? h('div', { className: 'block' }, h('h3', null, 'status.message'), h('pre', { className: 'status-message', attrs: { 'data-testid': 'status-message' } }, st.message ?? ''))
       : null,
-    h(
-      'div',
-      { className: 'block' },
-      h('h3', null, `Warnings (${warnings.length})`),
-      warnings.length
-        ? h('ul', { className: 'warnings', attrs: { 'data-testid': 'warnings' } }, warnings.map((w) => h('li', { className: 'warning' }, w)))
-        : h('p', { className: 'muted' }, 'none'),
-    ),
-    h(
-      'div',
-      { className: 'block' },
-      h('h3', null, `Audit annotations (${annotations.length})`),
-      annotations.length
-        ? h('dl', { className: 'annotations' }, annotations.flatMap(([k, v]) => [h('dt', null, k), h('dd', null, h('code', null, String(v)))]))
-        : h('p', { className: 'muted' }, 'none'),
-    ),
+    warnings.length
+      ? h(
+          'div',
+          { className: 'block' },
+          h('h3', null, `Warnings (${warnings.length})`),
+          h('ul', { className: 'warnings', attrs: { 'data-testid': 'warnings' } }, warnings.map((w) => h('li', { className: 'warning' }, w))),
+        )
+      : null,
+    annotations.length
+      ? h(
+          'div',
+          { className: 'block' },
+          h('h3', null, `Audit annotations (${annotations.length})`),
+          h('dl', { className: 'annotations' }, annotations.flatMap(([k, v]) => [h('dt', null, k), h('dd', null, h('code', null, String(v)))])),
+        )
+      : null,
+    warnings.length === 0 || annotations.length === 0
+      ? h(
+          'p',
+          { className: 'block compact muted' },
+          [warnings.length === 0 ? 'No warnings.' : null, annotations.length === 0 ? 'No audit annotations.' : null].filter(Boolean).join(' '),
+        )
+      : null,
   );
 }
 

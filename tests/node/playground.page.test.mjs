@@ -92,6 +92,7 @@ test('playground in headless Chromium', async (t) => {
     await page.waitForFunction(() => window.__vapFirstResultMs !== undefined || document.body.dataset.state === 'error', null, { timeout: 30_000 });
     const notice = await page.textContent('#notice');
     assert.notEqual(await page.getAttribute('body', 'data-state'), 'error', notice);
+    assert.equal(await page.locator('[data-decision]').count(), 1, `no decision shown; notice: ${notice}`);
     const ms = await page.evaluate(() => window.__vapFirstResultMs);
     t.diagnostic(`cold start (navigation -> first result rendered): ${ms.toFixed(1)} ms`);
     assert.equal(await page.inputValue('#example'), preloaded.name);
@@ -151,9 +152,10 @@ test('playground in headless Chromium', async (t) => {
     await page.selectOption('#example', 'type-error');
     await page.waitForFunction(() => document.querySelector('.diagnostic.clickable') !== null, null, { timeout: 10_000 });
     assert.equal(await decision(), 'denied');
-    const first = page.locator('.diagnostic.severity-error').first();
-    assert.match(await first.textContent(), /^ERROR .*spec\.validations\[0\]\.expression: found no matching overload for '_<=_' applied to '\(int, string\)'/);
-    await page.locator('.diagnostic.clickable').first().click();
+    const overload = page.locator('.diagnostic.severity-error', { hasText: "found no matching overload for '_<=_' applied to '(int, string)'" }).first();
+    assert.match(await overload.locator('.diagnostic-line').textContent(), /^ERROR .*spec\.validations\[0\]\.expression: found no matching overload/);
+    assert.match(await overload.getAttribute('class'), /\bclickable\b/, 'the diagnostic has a position');
+    await overload.click();
     const sel = await page.evaluate(() => {
       const ta = document.getElementById('manifests');
       const line = ta.value.slice(0, ta.selectionStart).split('\n').length;
