@@ -1,0 +1,172 @@
+// node --test tests/node/playground.page.test.mjs — the playground (www/) end to end in headless
+// Chromium against the real package (pkg/, build it first: bash scripts/build-pkg.sh).
+// Serves the repository root itself (node:http, 127.0.0.1, free port), so no other server is needed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const PKG = path.join(ROOT, 'pkg', 'vap_eval.js');
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.yaml': 'text/yaml; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.ts': 'text/plain; charset=utf-8',
+};
+
+/** A static file server for `root` on 127.0.0.1 and a free port. */
+function serve(root) {
+  const server = http.createServer((req, res) => {
+    let rel;
+    try {
+      rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    let file = path.join(root, rel);
+    if (!file.startsWith(root)) {
+      res.writeHead(403).end();
+      return;
+    }
+    if (rel.endsWith('/')) file = path.join(file, 'index.html');
+    fs.readFile(file, (err, body) => {
+      if (err) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+        return;
+      }
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+      res.end(body);
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+const index = JSON.parse(fs.readFileSync(path.join(ROOT, 'www/examples/index.json'), 'utf8'));
+const preloaded = index.examples.find((e) => e.name === index.default);
+
+test('playground in headless Chromium', async (t) => {
+  assert.ok(fs.existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM} (apt-get install -y chromium)`);
+  if (!fs.existsSync(PKG)) {
+    t.skip('pkg/vap_eval.js does not exist yet: build it with bash scripts/build-pkg.sh');
+    return;
+  }
+  const { chromium } = await import('playwright-core');
+  const server = await serve(ROOT);
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-eval-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
+  const problems = [];
+  t.after(async () => {
+    await context.close();
+    server.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  });
+
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console.error: ${m.text()}`));
+  const decision = () => page.getAttribute('[data-decision]', 'data-decision');
+  const statusMessage = () => page.textContent('[data-testid=status-message]');
+
+  await t.test('cold start: first result for the preloaded example', async () => {
+    await page.goto(`${base}/www/`);
+    await page.waitForFunction(() => window.__vapFirstResultMs !== undefined || document.body.dataset.state === 'error', null, { timeout: 30_000 });
+    const notice = await page.textContent('#notice');
+    assert.notEqual(await page.getAttribute('body', 'data-state'), 'error', notice);
+    assert.equal(await page.locator('[data-decision]').count(), 1, `no decision shown; notice: ${notice}`);
+    const ms = await page.evaluate(() => window.__vapFirstResultMs);
+    t.diagnostic(`cold start (navigation -> first result rendered): ${ms.toFixed(1)} ms`);
+    assert.equal(await page.inputValue('#example'), preloaded.name);
+    assert.equal(await decision(), preloaded.expect.allowed ? 'allowed' : 'denied');
+    const warnings = await page.locator('[data-testid=warnings] li').allTextContents();
+    assert.deepEqual(warnings, preloaded.expect.warnings);
+    const versions = await page.locator('#version option').allTextContents();
+    assert.ok(versions.length > 0, 'version select is filled from supportedVersions()');
+  });
+
+  await t.test('editing the object re-evaluates: replicas 4 -> 50 is denied', async () => {
+    const object = await page.inputValue('#object');
+    assert.match(object, /replicas: 4\b/);
+    await page.fill('#object', object.replace(/replicas: 4\b/, 'replicas: 50'));
+    await page.waitForSelector('[data-decision=denied]', { timeout: 10_000 });
+    assert.equal(
+      await statusMessage(),
+      `deployments.apps "nginx" is forbidden: ValidatingAdmissionPolicy 'replica-limit.example.com' with binding 'replica-limit-deny.example.com' denied request: spec.replicas is 50, the limit is 5`,
+    );
+    assert.match(await page.textContent('.decision-code'), /^422 Invalid$/);
+    assert.equal(await page.locator('.first-denial').count(), 1);
+  });
+
+  await t.test('CEL scratchpad evaluates against the object', async () => {
+    await page.fill('#expression', 'object.spec.replicas * 2');
+    await page.waitForFunction(() => document.querySelector('[data-testid=scratch-value]')?.textContent === '100', null, { timeout: 10_000 });
+    assert.match(await page.textContent('.scratch-meta'), /type int/);
+  });
+
+  await t.test('state survives a reload through the URL hash', async () => {
+    await page.waitForFunction(() => location.hash.startsWith('#s='), null, { timeout: 5_000 });
+    await page.reload();
+    await page.waitForSelector('[data-decision]', { timeout: 30_000 });
+    assert.match(await page.inputValue('#object'), /replicas: 50\b/);
+    assert.equal(await decision(), 'denied');
+  });
+
+  await t.test('a garbage hash falls back to the preloaded example', async () => {
+    await page.goto(`${base}/www/#s=zthis-is-not-a-state`);
+    await page.reload();
+    await page.waitForSelector('[data-decision]', { timeout: 30_000 });
+    assert.match(await page.inputValue('#object'), /replicas: 4\b/);
+  });
+
+  await t.test('user text is rendered as text, never as HTML', async () => {
+    const payload = '<img src=x onerror="window.__xss=1">';
+    const manifests = await page.inputValue('#manifests');
+    const object = await page.inputValue('#object');
+    await page.fill('#object', object.replace(/replicas: \d+/, 'replicas: 50'));
+    await page.fill('#manifests', manifests.replace(/^(\s*)messageExpression: .*$/m, `$1message: '${payload}'`));
+    await page.waitForFunction((p) => document.querySelector('[data-testid=status-message]')?.textContent.includes(p), payload, { timeout: 10_000 });
+    assert.equal(await page.locator('#result img').count(), 0);
+    assert.equal(await page.evaluate(() => window.__xss), undefined);
+  });
+
+  await t.test('type-error example: diagnostics listed, click selects the expression', async () => {
+    await page.selectOption('#example', 'type-error');
+    await page.waitForFunction(() => document.querySelector('.diagnostic.clickable') !== null, null, { timeout: 10_000 });
+    assert.equal(await decision(), 'denied');
+    const overload = page.locator('.diagnostic.severity-error', { hasText: "found no matching overload for '_<=_' applied to '(int, string)'" }).first();
+    assert.match(await overload.locator('.diagnostic-line').textContent(), /^ERROR .*spec\.validations\[0\]\.expression: found no matching overload/);
+    assert.match(await overload.getAttribute('class'), /\bclickable\b/, 'the diagnostic has a position');
+    await overload.click();
+    const sel = await page.evaluate(() => {
+      const ta = document.getElementById('manifests');
+      const line = ta.value.slice(0, ta.selectionStart).split('\n').length;
+      return { focused: document.activeElement === ta, text: ta.value.slice(ta.selectionStart, ta.selectionEnd), line: ta.value.split('\n')[line - 1] };
+    });
+    assert.ok(sel.focused, 'the manifests editor has focus');
+    assert.ok(sel.line.includes("size(object.metadata.name) <= '30'"), `selection on the expression's line, got: ${sel.line}`);
+    assert.ok("size(object.metadata.name) <= '30'".includes(sel.text), `selection inside the expression, got: ${sel.text}`);
+  });
+
+  await t.test('no page errors', () => {
+    assert.deepEqual(problems, []);
+  });
+});

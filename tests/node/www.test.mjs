@@ -1,0 +1,383 @@
+// node --test tests/node/www.test.mjs — the playground's pure modules (www/state.js,
+// www/diagnostics.js, www/render.js) against results shaped per docs/result-format.md.
+// No DOM, no wasm: these run before pkg/ exists.
+import { test, mock } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+
+import { encodeState, decodeState, normalizeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, debounce, FIELDS } from '../../www/state.js';
+import {
+  formatDiagnostic,
+  sortDiagnostics,
+  positionAt,
+  offsetAt,
+  documentRanges,
+  locateExpression,
+  locateDiagnostic,
+  editorForInput,
+} from '../../www/diagnostics.js';
+import { h, toDom, textOf, elementsOf, renderResult, renderExpressionResult, renderDiagnostics, toPlain, snippetOf, formatValue } from '../../www/render.js';
+import { deniedResult, allowedWithWarningsResult, typeErrorManifests, typeErrorDiagnostics } from './fixtures.mjs';
+
+const sel = (text, r) => text.slice(r.start, r.end);
+const byClass = (tree, cls) => elementsOf(tree).filter((n) => n.className.split(/\s+/).includes(cls));
+
+// ---------------------------------------------------------------------------------- state.js
+
+test('state: encode/decode round trip keeps every field, incl. non-ASCII and newlines', async () => {
+  const state = {
+    ...emptyState(),
+    manifests: 'kind: ValidatingAdmissionPolicy\n# ü 😀 \u2028 end\n',
+    object: '{"a": "\\u0000"}',
+    request: 'operation: UPDATE',
+    version: '1.31',
+    example: 'replica-limit',
+    expression: "object.metadata.name + '🚀'",
+  };
+  const hash = await encodeState(state);
+  assert.match(hash, /^#s=[zj][A-Za-z0-9_-]+$/);
+  assert.deepEqual(await decodeState(hash), state);
+  assert.deepEqual(await decodeState(hash.slice(1)), state, 'leading # optional');
+});
+
+test('state: the hash is compressed', async () => {
+  const big = { ...emptyState(), manifests: 'apiVersion: admissionregistration.k8s.io/v1\n'.repeat(200) };
+  const hash = await encodeState(big);
+  assert.ok(hash.length < big.manifests.length / 10, `hash length ${hash.length}`);
+});
+
+test('state: garbage hashes decode to null, never throw', async () => {
+  const b64 = (s) => Buffer.from(s).toString('base64url');
+  const garbage = [
+    undefined,
+    null,
+    42,
+    '',
+    '#',
+    '#s=',
+    '#s=z',
+    '#s=j',
+    '#s=zzzzz',
+    '#s=z!!!!',
+    '#s=x' + b64('{}'),
+    '#other=1',
+    '#s=j' + b64('not json'),
+    '#s=j' + b64('[1,2]'),
+    '#s=j' + b64('null'),
+    '#s=j' + b64('"text"'),
+    '#s=j' + Buffer.from([0xff, 0xfe, 0x00]).toString('base64url'),
+    '#s=z' + Buffer.from(Array.from({ length: 64 }, (_, i) => (i * 37) & 255)).toString('base64url'),
+  ];
+  for (const g of garbage) assert.equal(await decodeState(g), null, `hash ${JSON.stringify(g)}`);
+});
+
+test('state: decoded fields are checked (types, unknown keys)', async () => {
+  const b64 = Buffer.from(JSON.stringify({ manifests: 5, object: 'x', version: ['1.30'], evil: '<script>', __proto__x: 1 })).toString('base64url');
+  const s = await decodeState('#s=j' + b64);
+  assert.deepEqual(Object.keys(s).sort(), [...FIELDS].sort());
+  assert.equal(s.manifests, '');
+  assert.equal(s.object, 'x');
+  assert.equal(s.version, '');
+  assert.deepEqual(normalizeState('nope'), emptyState());
+});
+
+test('state: evaluate/evaluateExpression arguments leave out empty editors', () => {
+  const s = { ...emptyState(), manifests: 'm', object: 'o', oldObject: '  \n', request: '', version: '', expression: 'e', scratchParams: 'p' };
+  assert.deepEqual(evaluateArgs(s, ['1.30', '1.37', '1.9']), ['m', { object: 'o' }, { kubernetesVersion: '1.37' }]);
+  assert.deepEqual(expressionArgs({ ...s, version: '1.30' }, ['1.30', '1.37']), ['e', { object: 'o', params: 'p' }, { kubernetesVersion: '1.30' }]);
+});
+
+test('state: chooseVersion keeps a supported choice, else the newest (numeric order)', () => {
+  assert.equal(chooseVersion('1.31', ['1.30', '1.31']), '1.31');
+  assert.equal(chooseVersion('1.99', ['1.9', '1.10', '1.30']), '1.30');
+  assert.equal(chooseVersion('', ['1.9', '1.10']), '1.10');
+  assert.equal(chooseVersion('', []), undefined);
+});
+
+test('state: debounce runs once with the last arguments after the delay', () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const calls = [];
+    const d = debounce((x) => calls.push(x), 150);
+    d(1);
+    d(2);
+    mock.timers.tick(149);
+    d(3);
+    mock.timers.tick(149);
+    assert.deepEqual(calls, []);
+    mock.timers.tick(1);
+    assert.deepEqual(calls, [3]);
+    d(4);
+    d.flush();
+    assert.deepEqual(calls, [3, 4]);
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+// ---------------------------------------------------------------------------- diagnostics.js
+
+test('diagnostics: list label "ERROR 3:14 field: message"', () => {
+  assert.equal(
+    formatDiagnostic({ severity: 'error', line: 3, column: 14, field: 'spec.validations[0].expression', message: "found no matching overload for '_+_' applied to '(int, string)'" }),
+    "ERROR 3:14 spec.validations[0].expression: found no matching overload for '_+_' applied to '(int, string)'",
+  );
+  assert.equal(formatDiagnostic({ severity: 'warning', field: '', message: 'no position' }), 'WARNING: no position');
+});
+
+test('diagnostics: sorted errors, warnings, info, stable inside a severity', () => {
+  const l = [{ severity: 'info', message: 'i' }, { severity: 'error', message: 'e1' }, { severity: 'warning', message: 'w' }, { severity: 'error', message: 'e2' }];
+  assert.deepEqual(sortDiagnostics(l).map((d) => d.message), ['e1', 'e2', 'w', 'i']);
+});
+
+test('diagnostics: UTF-16 offsets and 1-based line/column with an emoji and an accented letter', () => {
+  const text = 'a😀é\nbc';
+  // a=0, 😀=1..2 (surrogate pair), é=3, \n=4, b=5
+  assert.deepEqual(positionAt(text, 3), { line: 1, column: 4 });
+  assert.deepEqual(positionAt(text, 5), { line: 2, column: 1 });
+  assert.equal(offsetAt(text, 1, 4), 3);
+  assert.equal(offsetAt(text, 2, 2), 6);
+  assert.equal(offsetAt(text, 9, 9), text.length, 'clamped');
+});
+
+test('diagnostics: input source selects in the named editor with UTF-16 offsets', () => {
+  const object = 'metadata:\n  name: "😀-x"\n';
+  const start = object.indexOf('-x');
+  const d = { severity: 'error', message: 'bad name', field: 'metadata.name', source: { kind: 'input', name: 'object' }, start, end: start + 2 };
+  const r = locateDiagnostic(d, { object });
+  assert.deepEqual(r, { editor: 'object', start, end: start + 2 });
+  assert.equal(sel(object, r), '-x');
+  assert.equal(editorForInput('oldObject'), 'oldObject');
+  assert.equal(locateDiagnostic({ ...d, source: { kind: 'input', name: 'nonsense' } }, { object }), null);
+  assert.equal(locateDiagnostic({ message: 'no source' }, { object }), null);
+});
+
+test('diagnostics: input source with only line/column', () => {
+  const request = 'operation: PATCH\nuserInfo: {}\n';
+  const r = locateDiagnostic({ source: { kind: 'input', name: 'request' }, line: 1, column: 12, endLine: 1, endColumn: 17 }, { request });
+  assert.equal(sel(request, r), 'PATCH');
+});
+
+test('diagnostics: manifest source offsets index the whole manifests text', () => {
+  const manifests = 'kind: A\n---\nkind: 😀B\nspec: [\n';
+  const start = manifests.indexOf('B');
+  const r = locateDiagnostic({ source: { kind: 'manifest', document: 1 }, start, end: start + 1 }, { manifests });
+  assert.deepEqual(r, { editor: 'manifests', start, end: start + 1 });
+  assert.deepEqual(documentRanges(manifests).map(([s, e]) => manifests.slice(s, e)), ['kind: A\n', 'kind: 😀B\nspec: [\n']);
+});
+
+test('diagnostics: expression offsets map into the manifest (double-quoted scalar)', () => {
+  const [, d] = typeErrorDiagnostics;
+  const r = locateDiagnostic(d, { manifests: typeErrorManifests });
+  assert.equal(r.editor, 'manifests');
+  assert.equal(sel(typeErrorManifests, r), '<=');
+  assert.equal(positionAt(typeErrorManifests, r.start).line, 7);
+});
+
+test('diagnostics: expression with an emoji maps by UTF-16 offsets', () => {
+  const expression = "'😀' + 1";
+  const manifests = `spec:\n  validations:\n  - expression: "${expression}"\n`;
+  const start = expression.indexOf('+'); // 5: the emoji is two code units
+  assert.equal(start, 5);
+  const r = locateDiagnostic({ source: { kind: 'expression', expression }, start, end: start + 1 }, { manifests });
+  assert.equal(sel(manifests, r), '+');
+});
+
+test('diagnostics: expression in a block scalar (indentation skipped)', () => {
+  const manifests = [
+    'spec:',
+    '  validations:',
+    '  - expression: >-',
+    '      object.spec.replicas <= 5 &&',
+    "      object.metadata.name != ''",
+    '    message: x',
+    '',
+  ].join('\n');
+  const expression = "object.spec.replicas <= 5 && object.metadata.name != ''"; // folded: newline -> space
+  const start = expression.indexOf('!=');
+  const r = locateDiagnostic({ source: { kind: 'expression', expression }, start, end: start + 2 }, { manifests });
+  assert.equal(sel(manifests, r), '!=');
+  const literal = "object.spec.replicas <= 5 &&\n  object.metadata.name != ''\n";
+  const manifests2 = manifests.replace('>-', '|').replace("      object.metadata.name", "        object.metadata.name");
+  const r2 = locateDiagnostic({ source: { kind: 'expression', expression: literal }, start: literal.indexOf('!='), end: literal.indexOf('!=') + 2 }, { manifests: manifests2 });
+  assert.equal(sel(manifests2, r2), '!=');
+});
+
+test('diagnostics: the same expression in two policies selects the one in the field\'s policy', () => {
+  const doc = (name) => `apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: ${name}\nspec:\n  validations:\n  - expression: "object.x == 1"\n`;
+  const manifests = doc('first') + '---\n' + doc('second');
+  const d = { source: { kind: 'expression', expression: 'object.x == 1' }, field: 'ValidatingAdmissionPolicy/second: spec.validations[0].expression', start: 9, end: 11 };
+  const r = locateDiagnostic(d, { manifests });
+  assert.equal(sel(manifests, r), '==');
+  assert.ok(r.start > manifests.indexOf('---'), 'in the second document');
+  assert.equal(locateExpression(manifests, 'not there'), null);
+});
+
+test('diagnostics: scratchpad expression sources index the scratchpad expression', () => {
+  const expression = 'oops + 1';
+  const d = { source: { kind: 'expression', expression }, start: 0, end: 4 };
+  assert.deepEqual(locateDiagnostic(d, { expression }, 'expression'), { editor: 'expression', start: 0, end: 4 });
+});
+
+// --------------------------------------------------------------------------------- render.js
+
+test('render: denied result shows DENIED, code and reason, the full status message and the first denial', () => {
+  const result = deniedResult();
+  const { tree } = renderResult(result);
+  const banner = elementsOf(tree).find((n) => n.attrs['data-decision']);
+  assert.equal(banner.attrs['data-decision'], 'denied');
+  assert.match(textOf(banner), /^DENIED422 InvalidKubernetes 1\.37$/);
+  const status = elementsOf(tree).find((n) => n.attrs['data-testid'] === 'status-message');
+  assert.equal(textOf(status), result.response.status.message);
+  const first = byClass(tree, 'first-denial');
+  assert.equal(first.length, 1);
+  assert.match(textOf(first[0]), /validations\[0\]object\.spec\.replicas <= int\(params\.data\.maxReplicas\)/);
+  assert.match(textOf(first[0]), /message: spec\.replicas is 50, the limit is 5/);
+  const policies = elementsOf(tree).filter((n) => n.attrs['data-policy']);
+  assert.deepEqual(policies.map((p) => p.attrs['data-policy']), ['replica-limit.example.com', 'zz-unrelated.example.com']);
+  assert.equal(policies[0].attrs.open, '', 'matched policies open');
+  assert.equal(policies[1].attrs.open, undefined, 'unmatched policies collapsed');
+  assert.ok(textOf(tree).includes('param policy-config/replica-limit-hard'));
+});
+
+test('render: allowed result with warnings and audit annotations', () => {
+  const result = allowedWithWarningsResult();
+  const { tree } = renderResult(result);
+  assert.equal(elementsOf(tree).find((n) => n.attrs['data-decision']).attrs['data-decision'], 'allowed');
+  assert.equal(elementsOf(tree).find((n) => n.attrs['data-testid'] === 'status-message'), undefined);
+  const warnings = byClass(tree, 'warning').map(textOf);
+  assert.deepEqual(warnings, result.response.warnings);
+  const dts = elementsOf(tree).filter((n) => n.tag === 'dt' && n.className === '').map(textOf);
+  assert.ok(dts.includes('replica-limit.example.com/replicas'));
+  assert.ok(dts.includes('validation.policy.admission.k8s.io/validation_failure'));
+  assert.equal(byClass(tree, 'first-denial').length, 0);
+  assert.ok(byClass(tree, 'pill-action-warn').length >= 1);
+});
+
+test('render: diagnostics list, clickable only where a position is known', () => {
+  const { tree, sorted } = renderDiagnostics(typeErrorDiagnostics, (d) => locateDiagnostic(d, { manifests: typeErrorManifests }));
+  assert.equal(sorted[0].severity, 'error');
+  const items = elementsOf(tree).filter((n) => n.tag === 'li');
+  assert.equal(items.length, 2);
+  assert.ok(items[0].className.includes('clickable'));
+  assert.equal(items[0].attrs['data-diagnostic'], 0);
+  assert.ok(!items[1].className.includes('clickable'));
+  assert.equal(
+    textOf(byClass(tree, 'diagnostic-line')[0]),
+    "ERROR 1:28 ValidatingAdmissionPolicy/name-length.example.com: spec.validations[0].expression: found no matching overload for '_<=_' applied to '(int, string)'",
+  );
+  assert.equal(textOf(byClass(tree, 'diagnostic-rendered')[0]), " | size(object.metadata.name) <= '30'\n | ...........................^");
+  assert.equal(snippetOf('WARNING: x'), '');
+  assert.match(textOf(tree), /Diagnostics \(1 errors, 1 warnings\)/);
+});
+
+test('render: scratchpad value, type and cost; errors show diagnostics instead', () => {
+  const ok = renderExpressionResult({ value: ['a', 1, true], type: 'list(dyn)', cost: 4, diagnostics: [] });
+  assert.equal(textOf(elementsOf(ok.tree).find((n) => n.attrs['data-testid'] === 'scratch-value')), '["a",1,true]');
+  assert.match(textOf(ok.tree), /type list\(dyn\)cost 4/);
+  const bad = renderExpressionResult({ diagnostics: [{ severity: 'error', message: "undeclared reference to 'oops' (in container '')", field: '', line: 1, column: 1 }] });
+  assert.equal(elementsOf(bad.tree).find((n) => n.attrs['data-testid'] === 'scratch-value'), undefined);
+  assert.match(textOf(bad.tree), /ERROR 1:1: undeclared reference to 'oops'/);
+  assert.equal(formatValue('a"b'), '"a\\"b"');
+  assert.equal(formatValue(null), 'null');
+});
+
+// A document stand-in that records what toDom does and refuses any HTML parsing API.
+function fakeDocument() {
+  const log = [];
+  const forbidden = new Set(['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'srcdoc']);
+  const element = (tag) => {
+    const el = { tag, attributes: {}, children: [], className: '' };
+    el.setAttribute = (k, v) => {
+      log.push(['setAttribute', tag, k, v]);
+      el.attributes[k] = v;
+    };
+    el.appendChild = (c) => el.children.push(c);
+    return new Proxy(el, {
+      set(target, key, value) {
+        if (forbidden.has(key)) throw new Error(`toDom set ${String(key)}`);
+        target[key] = value;
+        return true;
+      },
+    });
+  };
+  return {
+    log,
+    createElement: (tag) => {
+      log.push(['createElement', tag]);
+      return element(tag);
+    },
+    createTextNode: (text) => {
+      log.push(['createTextNode', text]);
+      return { text };
+    },
+  };
+}
+
+test('render: user text stays text (XSS payload in message, warning, annotation, expression, diagnostic)', () => {
+  const payload = '<img src=x onerror="alert(1)">';
+  const result = deniedResult(payload, payload);
+  result.response.auditAnnotations[`${payload}/k`] = payload;
+  result.policies[0].bindings[0].evaluations[0].validations[0].expression = payload;
+  result.policies[0].name = payload;
+  result.diagnostics = [{ severity: 'error', message: payload, field: payload, rendered: `ERROR: x\n${payload}` }];
+  const { tree } = renderResult(result);
+  const tags = new Set(elementsOf(tree).map((n) => n.tag));
+  assert.ok(!tags.has('img') && !tags.has('script'), [...tags].join(','));
+  assert.ok(textOf(tree).includes(`denied request: ${payload}`));
+
+  const doc = fakeDocument();
+  toDom(tree, doc);
+  const created = doc.log.filter(([op]) => op === 'createElement').map(([, t]) => t);
+  assert.ok(!created.includes('img'));
+  const texts = doc.log.filter(([op]) => op === 'createTextNode').map(([, t]) => t);
+  assert.ok(texts.filter((t) => t.includes(payload)).length >= 6, 'payload written as text nodes');
+  const attrValues = doc.log.filter(([op]) => op === 'setAttribute').map(([, , k, v]) => `${k}=${v}`);
+  assert.ok(attrValues.every((a) => !a.startsWith('on')), attrValues.join(' '));
+});
+
+test('render: toDom sets only allow-listed attributes', () => {
+  const doc = fakeDocument();
+  const el = toDom(h('a', { className: 'x', attrs: { onclick: 'evil()', href: 'javascript:evil()', style: 'x', 'data-ok': 1, title: 't', hidden: false } }, 'text'), doc);
+  assert.deepEqual(el.attributes, { 'data-ok': '1', title: 't' });
+  assert.equal(el.className, 'x');
+  assert.deepEqual(el.children, [{ text: 'text' }]);
+});
+
+test('render: h() flattens children and skips null/false', () => {
+  const n = h('p', null, 'a', null, false, ['b', ['c']], 0);
+  assert.deepEqual(n.children, ['a', 'b', 'c', '0']);
+});
+
+test('render: engine results with Maps (serde-wasm-bindgen) or JSON text are normalised', () => {
+  const r = toPlain({ response: { allowed: true, auditAnnotations: new Map([['p/k', 'v']]), warnings: [] }, list: [new Map([['a', 1]])] });
+  assert.deepEqual(r, { response: { allowed: true, auditAnnotations: { 'p/k': 'v' }, warnings: [] }, list: [{ a: 1 }] });
+  assert.deepEqual(toPlain('{"a":[1]}'), { a: [1] });
+  assert.equal(toPlain('1.37'), '1.37');
+});
+
+// ------------------------------------------------------------------------------ the examples
+
+test('examples: index.json lists existing files; every manifest holds a policy and a binding', () => {
+  const dir = new URL('../../www/examples/', import.meta.url);
+  const index = JSON.parse(fs.readFileSync(new URL('index.json', dir), 'utf8'));
+  assert.ok(index.examples.some((e) => e.name === index.default));
+  const names = new Set();
+  for (const ex of index.examples) {
+    assert.ok(!names.has(ex.name), `duplicate ${ex.name}`);
+    names.add(ex.name);
+    assert.equal(ex.manifests, `${ex.name}.yaml`);
+    for (const k of ['manifests', 'object', 'oldObject', 'request']) {
+      if (ex[k]) assert.ok(fs.existsSync(new URL(ex[k], dir)), `${ex.name}: ${ex[k]} missing`);
+    }
+    const m = fs.readFileSync(new URL(ex.manifests, dir), 'utf8');
+    assert.match(m, /^apiVersion: admissionregistration\.k8s\.io\/v1\nkind: ValidatingAdmissionPolicy$/m, ex.name);
+    assert.match(m, /^kind: ValidatingAdmissionPolicyBinding$/m, ex.name);
+    assert.match(m, /validationActions: \[/, ex.name);
+    assert.ok(!/\t/.test(m), `${ex.name}: tab in YAML`);
+    assert.equal(typeof ex.expect?.allowed, 'boolean', `${ex.name}: expect.allowed`);
+    if (!ex.expect.allowed) assert.match(ex.expect.message, / is forbidden: ValidatingAdmissionPolicy '/, ex.name);
+  }
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+  for (const f of files) assert.ok(names.has(f.split('.')[0]), `${f} is not listed in index.json`);
+});

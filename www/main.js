@@ -1,0 +1,285 @@
+// Wires the page: editors <-> state (URL hash), the wasm package, and the rendered results.
+// Logic lives in state.js, render.js and diagnostics.js (unit-tested in tests/node/www.test.mjs).
+
+import { decodeState, encodeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, compareVersions, debounce } from './state.js';
+import { renderResult, renderExpressionResult, renderNotice, toDom, toPlain } from './render.js';
+import { locateDiagnostic, positionAt } from './diagnostics.js';
+
+const EDITOR_IDS = ['manifests', 'object', 'oldObject', 'request', 'expression', 'scratchParams'];
+const $ = (id) => document.getElementById(id);
+const editors = Object.fromEntries(EDITOR_IDS.map((id) => [id, $(id)]));
+
+let pkg = null;
+let versions = [];
+let examples = [];
+let state = emptyState();
+let firstResult = true;
+
+function show(container, tree) {
+  container.replaceChildren(...(tree ? [toDom(tree, document)] : []));
+}
+
+function texts() {
+  return Object.fromEntries(EDITOR_IDS.map((id) => [id, editors[id].value]));
+}
+
+function readEditors() {
+  for (const id of EDITOR_IDS) state[id] = editors[id].value;
+  state.version = $('version').value;
+  state.example = $('example').value;
+}
+
+function writeEditors() {
+  for (const id of EDITOR_IDS) {
+    editors[id].value = state[id];
+    updateGutter(editors[id]);
+  }
+  if (versions.length) $('version').value = chooseVersion(state.version, versions);
+  $('example').value = examples.some((e) => e.name === state.example) ? state.example : '';
+}
+
+// --- line-number gutters -------------------------------------------------------------------
+
+function updateGutter(textarea) {
+  const gutter = textarea.previousElementSibling;
+  if (!gutter || !gutter.classList.contains('gutter')) return;
+  const lines = textarea.value.split('\n').length;
+  if (gutter.dataset.lines !== String(lines)) {
+    gutter.textContent = Array.from({ length: lines }, (_, i) => i + 1).join('\n') + '\n';
+    gutter.dataset.lines = String(lines);
+  }
+  gutter.scrollTop = textarea.scrollTop;
+}
+
+// --- evaluation ----------------------------------------------------------------------------
+
+function evaluateNow() {
+  if (!pkg) return;
+  const t0 = performance.now();
+  let result;
+  try {
+    result = toPlain(pkg.evaluate(...evaluateArgs(state, versions)));
+  } catch (e) {
+    show($('notice'), renderNotice('error', 'The engine rejected the input', String(e?.message ?? e)));
+    $('result').replaceChildren();
+    document.body.dataset.state = 'ready';
+    markFirstResult();
+    return;
+  }
+  const ms = performance.now() - t0;
+  const current = texts();
+  const { tree, diagnostics } = renderResult(result, (d) => locateDiagnostic(d, current, 'evaluate'));
+  show($('notice'), null);
+  show($('result'), tree);
+  $('result').dataset.evalMs = ms.toFixed(2);
+  wireDiagnostics($('result'), diagnostics, 'evaluate');
+  document.body.dataset.state = 'ready';
+  markFirstResult();
+  window.__vapLastResult = result;
+}
+
+// Cold start as the page test reads it: navigation start -> first evaluation rendered.
+function markFirstResult() {
+  if (!firstResult) return;
+  firstResult = false;
+  performance.mark('vap-first-result');
+  window.__vapFirstResultMs = performance.now();
+}
+
+function evaluateExpressionNow() {
+  if (!pkg) return;
+  if (state.expression.trim() === '') {
+    $('scratch-result').replaceChildren();
+    return;
+  }
+  let r;
+  try {
+    r = toPlain(pkg.evaluateExpression(...expressionArgs(state, versions)));
+  } catch (e) {
+    show($('scratch-result'), renderNotice('error', 'The engine rejected the input', String(e?.message ?? e)));
+    return;
+  }
+  const current = texts();
+  const { tree, diagnostics } = renderExpressionResult(r, (d) => locateDiagnostic(d, current, 'expression'));
+  show($('scratch-result'), tree);
+  wireDiagnostics($('scratch-result'), diagnostics, 'expression');
+}
+
+function wireDiagnostics(container, diagnostics, context) {
+  for (const li of container.querySelectorAll('li.clickable[data-diagnostic]')) {
+    const d = diagnostics[Number(li.dataset.diagnostic)];
+    const go = () => selectDiagnostic(d, context);
+    li.addEventListener('click', go);
+    li.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter' || ev.key === ' ') {
+        ev.preventDefault();
+        go();
+      }
+    });
+  }
+}
+
+function selectDiagnostic(d, context) {
+  const target = locateDiagnostic(d, texts(), context);
+  if (!target) return;
+  const ta = editors[target.editor];
+  ta.closest('details')?.setAttribute('open', '');
+  ta.focus();
+  ta.setSelectionRange(target.start, target.end);
+  // Scroll the selection into view: a textarea does not do it for a programmatic selection.
+  const { line } = positionAt(ta.value, target.start);
+  const lineHeight = parseFloat(getComputedStyle(ta).lineHeight) || 16;
+  ta.scrollTop = Math.max(0, (line - 3) * lineHeight);
+  updateGutter(ta);
+}
+
+const saveHash = debounce(async () => {
+  const hash = await encodeState(state);
+  if (hash !== location.hash) history.replaceState(null, '', hash);
+}, 300);
+
+const evaluateSoon = debounce(() => {
+  evaluateNow();
+  saveHash();
+}, 150);
+const evaluateExpressionSoon = debounce(() => {
+  evaluateExpressionNow();
+  saveHash();
+}, 150);
+
+// --- examples ------------------------------------------------------------------------------
+
+async function fetchText(path) {
+  const res = await fetch(new URL(`examples/${path}`, document.baseURI));
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+  return res.text();
+}
+
+async function loadExample(name) {
+  const ex = examples.find((e) => e.name === name);
+  if (!ex) return;
+  const files = await Promise.all(['manifests', 'object', 'oldObject', 'request'].map((k) => (ex[k] ? fetchText(ex[k]) : '')));
+  [state.manifests, state.object, state.oldObject, state.request] = files;
+  state.example = name;
+  writeEditors();
+}
+
+// --- start-up ------------------------------------------------------------------------------
+
+async function loadPackage() {
+  const mod = await import('../pkg/vap_eval.js').catch((e) => {
+    throw Object.assign(new Error(String(e?.message ?? e)), { stage: 'import' });
+  });
+  await mod.default().catch((e) => {
+    throw Object.assign(new Error(String(e?.message ?? e)), { stage: 'init' });
+  });
+  return mod;
+}
+
+async function start() {
+  // The wasm download/compile and the example fetches run concurrently.
+  const pkgPromise = loadPackage();
+  pkgPromise.catch(() => {});
+
+  let index = { default: '', examples: [] };
+  try {
+    index = await (await fetch(new URL('examples/index.json', document.baseURI))).json();
+  } catch {
+    // The playground still works without examples.
+  }
+  examples = Array.isArray(index.examples) ? index.examples : [];
+  for (const ex of examples) $('example').append(new Option(ex.title ?? ex.name, ex.name));
+
+  const fromHash = await decodeState(location.hash);
+  if (fromHash) {
+    state = fromHash;
+  } else {
+    try {
+      await loadExample(index.default || examples[0]?.name);
+    } catch (e) {
+      show($('notice'), renderNotice('warning', 'Could not load the example', String(e?.message ?? e)));
+    }
+    if (!state.expression) state.expression = 'object.spec.replicas * 2';
+  }
+  writeEditors();
+
+  try {
+    pkg = await pkgPromise;
+  } catch (e) {
+    document.body.dataset.state = 'error';
+    show(
+      $('notice'),
+      e.stage === 'init'
+        ? renderNotice('error', 'The WebAssembly module failed to initialise.', 'Rebuild it with: bash scripts/run.sh', `Details: ${e.message}`)
+        : renderNotice(
+            'error',
+            'The vap-eval package (../pkg/vap_eval.js) could not be loaded.',
+            'Build it and serve the repository root with: bash scripts/run.sh  (then open http://127.0.0.1:8080/www/)',
+            `Details: ${e.message}`,
+          ),
+    );
+    return;
+  }
+  versions = [...(toPlain(pkg.supportedVersions?.()) ?? [])].map(String).sort(compareVersions);
+  $('version').replaceChildren(...versions.slice().reverse().map((v) => new Option(v, v)));
+  $('pkg-version').textContent = pkg.version ? `v${pkg.version()}` : '';
+  writeEditors();
+  readEditors();
+
+  for (const id of ['manifests', 'object', 'oldObject', 'request']) {
+    editors[id].addEventListener('input', () => {
+      readEditors();
+      updateGutter(editors[id]);
+      evaluateSoon();
+      evaluateExpressionSoon();
+    });
+  }
+  for (const id of ['expression', 'scratchParams']) {
+    editors[id].addEventListener('input', () => {
+      readEditors();
+      updateGutter(editors[id]);
+      evaluateExpressionSoon();
+    });
+  }
+  for (const ta of Object.values(editors)) ta.addEventListener('scroll', () => updateGutter(ta));
+  $('version').addEventListener('change', () => {
+    readEditors();
+    evaluateNow();
+    evaluateExpressionNow();
+    saveHash();
+  });
+  $('example').addEventListener('change', async () => {
+    const name = $('example').value;
+    if (!name) return;
+    await loadExample(name);
+    readEditors();
+    evaluateNow();
+    evaluateExpressionNow();
+    saveHash();
+  });
+  $('share').addEventListener('click', async () => {
+    saveHash.flush();
+    const hash = await encodeState(state);
+    history.replaceState(null, '', hash);
+    try {
+      await navigator.clipboard.writeText(location.href);
+      $('share').textContent = 'Copied';
+    } catch {
+      $('share').textContent = 'Link in address bar';
+    }
+    setTimeout(() => ($('share').textContent = 'Copy link'), 1500);
+  });
+  window.addEventListener('hashchange', async () => {
+    const s = await decodeState(location.hash);
+    if (!s) return;
+    state = s;
+    writeEditors();
+    evaluateNow();
+    evaluateExpressionNow();
+  });
+
+  evaluateNow();
+  evaluateExpressionNow();
+}
+
+start();

@@ -1,0 +1,376 @@
+// Results (docs/result-format.md) -> a plain tree, and that tree -> DOM.
+//
+// A node is either a string (text) or {tag, className, attrs, children}. Rendering builds only
+// these plain objects, so it is tested in Node without a DOM; toDom() is the one place that
+// creates elements, and it writes user text only through text nodes, never as HTML.
+
+import { formatDiagnostic, sortDiagnostics, countDiagnostics } from './diagnostics.js';
+
+/** Attributes toDom() will set; anything else (on*, href, style, src, ...) is dropped. */
+const ATTR_ALLOWED = /^(?:title|role|tabindex|colspan|open|aria-[a-z-]+|data-[a-z0-9-]+)$/;
+
+/** Element node. `props`: {className?, attrs?}; children: nodes, strings, arrays, null/false (skipped). */
+export function h(tag, props, ...children) {
+  return {
+    tag,
+    className: props?.className ?? '',
+    attrs: props?.attrs ?? {},
+    children: flatten(children),
+  };
+}
+
+function flatten(children) {
+  const out = [];
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) out.push(...flatten(c));
+    else if (typeof c === 'object') out.push(c);
+    else out.push(String(c));
+  }
+  return out;
+}
+
+/** Builds DOM nodes from a tree with `doc` (a `document`). User text only ever becomes text nodes. */
+export function toDom(node, doc) {
+  if (typeof node === 'string') return doc.createTextNode(node);
+  const el = doc.createElement(node.tag);
+  if (node.className) el.className = node.className;
+  for (const [k, v] of Object.entries(node.attrs ?? {})) {
+    if (ATTR_ALLOWED.test(k) && v !== null && v !== undefined && v !== false) el.setAttribute(k, String(v));
+  }
+  for (const c of node.children ?? []) el.appendChild(toDom(c, doc));
+  return el;
+}
+
+/** All text of a tree, depth first (tests and accessibility labels). */
+export function textOf(node) {
+  if (typeof node === 'string') return node;
+  return (node.children ?? []).map(textOf).join('');
+}
+
+/** Every element node of a tree, depth first. */
+export function elementsOf(node, out = []) {
+  if (typeof node === 'string') return out;
+  out.push(node);
+  for (const c of node.children ?? []) elementsOf(c, out);
+  return out;
+}
+
+/** A CEL/JSON value for display: strings quoted as CEL would print them, the rest as JSON. */
+export function formatValue(v) {
+  if (v === undefined) return '';
+  if (typeof v === 'string') return JSON.stringify(v);
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return String(v);
+  }
+}
+
+const pill = (text, kind) => h('span', { className: `pill pill-${kind}` }, text);
+
+/** The decision banner plus response details (status message, warnings, audit annotations). */
+export function renderResponse(result) {
+  const res = result?.response ?? {};
+  const st = res.status;
+  const allowed = res.allowed === true;
+  const banner = h(
+    'div',
+    { className: `decision ${allowed ? 'decision-allowed' : 'decision-denied'}`, attrs: { 'data-decision': allowed ? 'allowed' : 'denied', role: 'status' } },
+    h('span', { className: 'decision-word' }, allowed ? 'ALLOWED' : 'DENIED'),
+    !allowed && st ? h('span', { className: 'decision-code' }, `${st.code ?? ''} ${st.reason ?? ''}`.trim()) : null,
+    result?.kubernetesVersion ? h('span', { className: 'decision-version' }, `Kubernetes ${result.kubernetesVersion}`) : null,
+  );
+  const warnings = Array.isArray(res.warnings) ? res.warnings : [];
+  const annotations = Object.entries(res.auditAnnotations ?? {});
+  return h(
+    'section',
+    { className: 'response' },
+    banner,
+    !allowed && st
+      ? h('div', { className: 'block' }, h('h3', null, 'status.message'), h('pre', { className: 'status-message', attrs: { 'data-testid': 'status-message' } }, st.message ?? ''))
+      : null,
+    warnings.length
+      ? h(
+          'div',
+          { className: 'block' },
+          h('h3', null, `Warnings (${warnings.length})`),
+          h('ul', { className: 'warnings', attrs: { 'data-testid': 'warnings' } }, warnings.map((w) => h('li', { className: 'warning' }, w))),
+        )
+      : null,
+    annotations.length
+      ? h(
+          'div',
+          { className: 'block' },
+          h('h3', null, `Audit annotations (${annotations.length})`),
+          h('dl', { className: 'annotations' }, annotations.flatMap(([k, v]) => [h('dt', null, k), h('dd', null, h('code', null, String(v)))])),
+        )
+      : null,
+    warnings.length === 0 || annotations.length === 0
+      ? h(
+          'p',
+          { className: 'block compact muted' },
+          [warnings.length === 0 ? 'No warnings.' : null, annotations.length === 0 ? 'No audit annotations.' : null].filter(Boolean).join(' '),
+        )
+      : null,
+  );
+}
+
+/** The admission attributes the engine used. */
+export function renderRequest(request) {
+  if (!request || typeof request !== 'object') return null;
+  const gvk = request.kind ?? {};
+  const gvr = request.resource ?? {};
+  const u = request.userInfo ?? {};
+  const rows = [
+    ['operation', request.operation],
+    ['kind', [gvk.group, gvk.version, gvk.kind].filter(Boolean).join('/')],
+    ['resource', [gvr.group, gvr.version, gvr.resource].filter(Boolean).join('/') + (request.subResource ? `/${request.subResource}` : '')],
+    ['namespace', request.namespace],
+    ['name', request.name],
+    ['user', [u.username, Array.isArray(u.groups) && u.groups.length ? `(${u.groups.join(', ')})` : ''].filter(Boolean).join(' ')],
+    ['dryRun', request.dryRun === undefined ? '' : String(request.dryRun)],
+  ];
+  return h(
+    'details',
+    { className: 'request-attrs' },
+    h('summary', null, 'Request attributes'),
+    h('dl', { className: 'kv' }, rows.flatMap(([k, v]) => [h('dt', null, k), h('dd', null, v === undefined || v === '' ? '—' : String(v))])),
+  );
+}
+
+function exprLine(r, label) {
+  // Booleans pass or fail; other values (variables, messages) are just "ok" when they evaluated.
+  const state = !r.evaluated ? 'skipped' : r.error !== undefined ? 'error' : r.value === false ? 'fail' : 'pass';
+  const word = state === 'pass' && typeof r.value !== 'boolean' ? 'ok' : state === 'skipped' ? 'not evaluated' : state;
+  return h(
+    'li',
+    { className: `expr expr-${state}` },
+    h('div', { className: 'expr-head' }, pill(word, state), label ? h('span', { className: 'expr-name' }, label) : null, h('code', { className: 'expr-code' }, r.expression ?? ''), costOf(r.cost)),
+    r.evaluated && r.error === undefined ? h('div', { className: 'expr-value' }, '→ ', h('code', null, formatValue(r.value)), r.type ? h('span', { className: 'type' }, ` : ${r.type}`) : null) : null,
+    r.error !== undefined ? h('pre', { className: 'expr-error' }, r.error) : null,
+  );
+}
+
+const costOf = (c) => (typeof c === 'number' ? h('span', { className: 'cost', attrs: { title: 'runtime cost' } }, `cost ${c}`) : null);
+
+function validationLine(v) {
+  const state = v.decision === 'admit' ? 'pass' : v.decision === 'error' ? 'error' : 'fail';
+  return h(
+    'li',
+    { className: `expr validation expr-${state}${v.firstDenial ? ' first-denial' : ''}`, attrs: { 'data-validation-index': v.index } },
+    h(
+      'div',
+      { className: 'expr-head' },
+      pill(v.decision ?? '?', state),
+      h('span', { className: 'expr-name' }, `validations[${v.index}]`),
+      h('code', { className: 'expr-code' }, v.expression ?? ''),
+      costOf(v.cost),
+      v.firstDenial ? h('span', { className: 'pill pill-first', attrs: { title: 'this decision is the one the response reports' } }, 'first denial') : null,
+    ),
+    v.result !== undefined ? h('div', { className: 'expr-value' }, '→ ', h('code', null, String(v.result))) : null,
+    v.error !== undefined ? h('pre', { className: 'expr-error' }, v.error) : null,
+    v.message !== undefined ? h('div', { className: 'expr-message' }, h('span', { className: 'label' }, 'message: '), h('span', null, v.message)) : null,
+    v.messageExpression ? h('ul', { className: 'exprs nested' }, exprLine(v.messageExpression, 'messageExpression')) : null,
+    v.reason || (v.actions && v.actions.length)
+      ? h(
+          'div',
+          { className: 'expr-meta' },
+          v.reason ? h('span', null, `reason ${v.reason}`) : null,
+          v.actions && v.actions.length ? h('span', null, 'actions ', v.actions.map((a) => pill(a, `action-${a.toLowerCase()}`))) : null,
+        )
+      : null,
+  );
+}
+
+function auditLine(a) {
+  const state = a.error !== undefined ? 'error' : a.published ? 'pass' : 'skipped';
+  return h(
+    'li',
+    { className: `expr expr-${state}` },
+    h('div', { className: 'expr-head' }, pill(a.published ? 'published' : a.error !== undefined ? 'error' : 'omitted', state), h('span', { className: 'expr-name' }, a.key ?? ''), h('code', { className: 'expr-code' }, a.valueExpression ?? ''), costOf(a.cost)),
+    a.error === undefined ? h('div', { className: 'expr-value' }, '→ ', h('code', null, formatValue(a.value ?? null))) : h('pre', { className: 'expr-error' }, a.error),
+  );
+}
+
+function section(title, items, fn) {
+  if (!Array.isArray(items) || items.length === 0) return null;
+  return h('div', { className: 'subsection' }, h('h5', null, title), h('ul', { className: 'exprs' }, items.map(fn)));
+}
+
+function renderParamEvaluation(e) {
+  const p = e.param;
+  const label = p === null || p === undefined ? 'no param' : `param ${p.namespace ? `${p.namespace}/` : ''}${p.name}`;
+  const cost = e.cost ?? {};
+  return h(
+    'div',
+    { className: `evaluation ${e.matched ? '' : 'not-matched'}` },
+    h(
+      'h4',
+      null,
+      label,
+      e.matched ? null : h('span', { className: 'muted' }, ' — matchConditions not met, no decisions'),
+      h('span', { className: 'cost' }, ` cost ${cost.matchConditions ?? 0} + ${cost.validations ?? 0} + ${cost.auditAnnotations ?? 0}`),
+    ),
+    section('matchConditions', e.matchConditions, (r) => exprLine(r, r.name)),
+    section('variables', e.variables, (r) => exprLine(r, r.name)),
+    section('validations', e.validations, validationLine),
+    section('auditAnnotations', e.auditAnnotations, auditLine),
+  );
+}
+
+function renderBinding(b) {
+  return h(
+    'div',
+    { className: `binding ${b.matched ? 'matched' : 'not-matched'}` },
+    h(
+      'h4',
+      { className: 'binding-head' },
+      pill(b.matched ? 'matched' : 'not matched', b.matched ? 'pass' : 'skipped'),
+      h('span', { className: 'name' }, `binding ${b.name}`),
+      (b.validationActions ?? []).map((a) => pill(a, `action-${String(a).toLowerCase()}`)),
+    ),
+    b.reason ? h('p', { className: 'reason muted' }, b.reason) : null,
+    b.configurationError ? h('pre', { className: 'config-error' }, b.configurationError) : null,
+    (b.evaluations ?? []).map(renderParamEvaluation),
+  );
+}
+
+/** Per policy -> binding -> param trace. Unmatched policies are collapsed. */
+export function renderPolicies(policies) {
+  const list = Array.isArray(policies) ? policies : [];
+  if (list.length === 0) return h('p', { className: 'muted' }, 'No ValidatingAdmissionPolicy in the manifests.');
+  return h(
+    'div',
+    { className: 'policies' },
+    list.map((p) =>
+      h(
+        'details',
+        { className: `policy ${p.matched ? 'matched' : 'not-matched'}`, attrs: { 'data-policy': p.name, ...(p.matched ? { open: '' } : {}) } },
+        h(
+          'summary',
+          null,
+          pill(p.matched ? 'matched' : 'not matched', p.matched ? 'pass' : 'skipped'),
+          h('span', { className: 'name' }, p.name),
+          p.reason ? h('span', { className: 'reason muted' }, ` — ${p.reason}`) : null,
+        ),
+        p.configurationError ? h('pre', { className: 'config-error' }, p.configurationError) : null,
+        (p.bindings ?? []).map(renderBinding),
+      ),
+    ),
+  );
+}
+
+/**
+ * The diagnostics list. `locate(d)` returns a selection target or null; items with one are
+ * marked clickable and carry data-diagnostic=<index into the sorted list> for main.js.
+ */
+export function renderDiagnostics(diagnostics, locate = () => null) {
+  const sorted = sortDiagnostics(diagnostics);
+  const c = countDiagnostics(sorted);
+  return {
+    sorted,
+    tree: h(
+      'div',
+      { className: 'diagnostics' },
+      h('h3', null, `Diagnostics (${c.error} errors, ${c.warning} warnings${c.info ? `, ${c.info} info` : ''})`),
+      sorted.length === 0
+        ? h('p', { className: 'muted' }, 'none')
+        : h(
+            'ul',
+            { className: 'diagnostic-list' },
+            sorted.map((d, i) => {
+              const target = locate(d);
+              return h(
+                'li',
+                {
+                  className: `diagnostic severity-${d.severity}${target ? ' clickable' : ''}`,
+                  attrs: target ? { 'data-diagnostic': i, role: 'button', tabindex: 0, title: `select in ${target.editor}` } : { 'data-diagnostic': i },
+                },
+                h('div', { className: 'diagnostic-line' }, formatDiagnostic(d)),
+                snippetOf(d.rendered) ? h('pre', { className: 'diagnostic-rendered' }, snippetOf(d.rendered)) : null,
+                d.help ? h('div', { className: 'diagnostic-help' }, `help: ${d.help}`) : null,
+              );
+            }),
+          ),
+    ),
+  };
+}
+
+/**
+ * The source excerpt of a `rendered` diagnostic ("ERROR: f:1:2: msg\n | line\n | ..^"): its
+ * header repeats the list line, so only the lines after it are shown ("" when there are none).
+ */
+export function snippetOf(rendered) {
+  if (typeof rendered !== 'string') return '';
+  const lines = rendered.split('\n');
+  return /^(ERROR|WARNING|INFO)\b/i.test(lines[0]) ? lines.slice(1).join('\n') : rendered;
+}
+
+/** The whole evaluate() result. Returns {tree, diagnostics} (diagnostics sorted, as numbered). */
+export function renderResult(result, locate) {
+  const diags = renderDiagnostics(result?.diagnostics, locate);
+  return {
+    diagnostics: diags.sorted,
+    tree: h(
+      'div',
+      { className: 'result' },
+      renderResponse(result),
+      diags.tree,
+      renderRequest(result?.request),
+      h('h3', null, 'Policies'),
+      renderPolicies(result?.policies),
+    ),
+  };
+}
+
+/** The scratchpad's evaluateExpression() result. */
+export function renderExpressionResult(r, locate) {
+  const diags = renderDiagnostics(r?.diagnostics, locate);
+  const ok = r && r.type !== undefined && !(r.diagnostics ?? []).some((d) => d.severity === 'error');
+  return {
+    diagnostics: diags.sorted,
+    tree: h(
+      'div',
+      { className: `scratch-result ${ok ? 'ok' : 'failed'}` },
+      ok
+        ? h(
+            'div',
+            { className: 'scratch-value' },
+            h('pre', { className: 'value', attrs: { 'data-testid': 'scratch-value' } }, formatValue(r.value === undefined ? null : r.value)),
+            h('div', { className: 'scratch-meta' }, h('span', { className: 'type' }, `type ${r.type}`), typeof r.cost === 'number' ? h('span', { className: 'cost' }, `cost ${r.cost}`) : null),
+          )
+        : null,
+      (r?.diagnostics ?? []).length ? diags.tree : null,
+    ),
+  };
+}
+
+/** A message box (loading, missing package, thrown errors). */
+export function renderNotice(kind, title, ...lines) {
+  return h('div', { className: `notice notice-${kind}`, attrs: { role: kind === 'error' ? 'alert' : 'status' } }, h('strong', null, title), lines.map((l) => h('p', null, l)));
+}
+
+/**
+ * The engine's result as plain JSON-like data: Maps become objects (serde-wasm-bindgen turns
+ * Rust maps into JS Maps unless told otherwise), a JSON string is parsed.
+ */
+export function toPlain(v) {
+  if (typeof v === 'string' && (v.startsWith('{') || v.startsWith('['))) {
+    try {
+      return toPlain(JSON.parse(v));
+    } catch {
+      return v;
+    }
+  }
+  return plain(v);
+}
+
+function plain(v) {
+  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [String(k), plain(x)]));
+  if (Array.isArray(v)) return v.map(plain);
+  if (v && typeof v === 'object' && !(v instanceof Uint8Array)) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+  }
+  return v;
+}
