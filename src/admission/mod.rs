@@ -1,0 +1,4 @@
+//! The admission pipeline around CEL.
+pub mod field;
+pub mod names;
+pub mod yaml;
