@@ -1,4 +1,6 @@
 //! The admission pipeline around CEL.
+pub mod diagnostics;
 pub mod field;
 pub mod names;
+pub mod types;
 pub mod yaml;

@@ -406,7 +406,7 @@ impl<'a> Converter<'a> {
             }
             Event::SequenceStart(anchor, _) => {
                 let mut items = Vec::new();
-                let mut end = sp;
+                let end;
                 loop {
                     let (ev, s) = self.next()?;
                     if matches!(ev, Event::SequenceEnd) {
