@@ -2,5 +2,6 @@
 pub mod diagnostics;
 pub mod field;
 pub mod names;
+pub mod resources;
 pub mod types;
 pub mod yaml;
