@@ -1,4 +1,5 @@
 //! The admission pipeline around CEL.
+pub mod decision;
 pub mod diagnostics;
 pub mod field;
 pub mod names;
