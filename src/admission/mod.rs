@@ -2,7 +2,9 @@
 pub mod decision;
 pub mod diagnostics;
 pub mod field;
+pub mod labels;
 pub mod names;
+pub mod request;
 pub mod resources;
 pub mod types;
 pub mod yaml;
