@@ -3,6 +3,7 @@ pub mod decision;
 pub mod diagnostics;
 pub mod field;
 pub mod labels;
+pub mod matching;
 pub mod names;
 pub mod request;
 pub mod resources;
