@@ -5,6 +5,7 @@ pub mod field;
 pub mod labels;
 pub mod matching;
 pub mod names;
+pub mod params;
 pub mod request;
 pub mod resources;
 pub mod types;
