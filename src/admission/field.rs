@@ -177,7 +177,8 @@ impl FieldError {
     }
     /// `field.TooLong(path, value, max)` (value omitted from the message, as upstream).
     pub fn too_long(field: &FieldPath, max: usize) -> Self {
-        let detail = format!("must have at most {max} bytes");
+        let unit = if max == 1 { "byte" } else { "bytes" };
+        let detail = format!("may not be more than {max} {unit}");
         Self::new(ErrorType::TooLong, field, BadValue::Omit, &detail)
     }
     /// `field.InternalError(path, err)`.

@@ -1,5 +1,6 @@
 //! The admission pipeline around CEL.
 pub mod decision;
+pub mod defaults;
 pub mod diagnostics;
 pub mod field;
 pub mod labels;
@@ -9,4 +10,5 @@ pub mod params;
 pub mod request;
 pub mod resources;
 pub mod types;
+pub mod validation;
 pub mod yaml;
