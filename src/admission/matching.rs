@@ -291,7 +291,7 @@ pub fn rule_mismatch(
 }
 
 fn name_matches(rule: &NamedRuleWithOperations, req: &AdmissionRequest) -> bool {
-    rule.resource_names.is_empty() || rule.resource_names.iter().any(|n| *n == req.name)
+    rule.resource_names.is_empty() || rule.resource_names.contains(&req.name)
 }
 
 /// `matchesResourceRules` (§3.3): `Ok(Ok(matched))`, `Ok(Err(per-rule mismatches))`, or a
