@@ -666,11 +666,8 @@ pub fn resolve_yaml_scalar(text: &str) -> Result<Value, String> {
 /// Go `encoding/json` prints integral floats below 1e21 without fraction or exponent, and the
 /// apiserver then decodes them as int64 when they fit.
 fn float_after_json(f: f64) -> Value {
-    if f.fract() == 0.0
-        && f.abs() < 1e21
-        && f >= -9.223_372_036_854_776e18
-        && f < 9.223_372_036_854_776e18
-    {
+    // (Integral values of 2^63 and above print as digits too, but then do not fit int64.)
+    if f.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
         return Value::Number((f as i64).into());
     }
     Number::from_f64(f)
