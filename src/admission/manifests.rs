@@ -348,3 +348,20 @@ kind: Broken: [
         assert!(INPUT[at.start as usize..].starts_with("spec.replicas"));
     }
 }
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+
+    #[test]
+    fn odd_inputs_do_not_panic() {
+        for t in [
+            "", "---", "--- \n---\n", "[", "{", "a: *x", "? [a]\n: b", "- - -", "kind: List\nitems: 3",
+            "apiVersion: v1\nkind: List\nitems: [1, {kind: X}]", "é: ü\n---\n\t", ".5: .inf", "\u{feff}{\"a\": 1}",
+            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nspec: [1]\nmetadata: 3",
+        ] {
+            let m = load_manifests(t);
+            let _ = m.validate(&crate::admission::validation::AcceptAllCompiler);
+        }
+    }
+}
