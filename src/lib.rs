@@ -1,5 +1,6 @@
 //! vap-eval: evaluate Kubernetes ValidatingAdmissionPolicy offline, exactly as kube-apiserver does.
 
+pub mod admission;
 pub mod cel;
 pub mod diagnostic;
 pub mod environment;

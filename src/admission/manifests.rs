@@ -1,0 +1,308 @@
+//! Input manifests: YAML or JSON text with any number of `---`-separated documents, classified
+//! by apiVersion/kind into policies, bindings, namespaces, CRDs, RBAC objects and param
+//! candidates. Every object remembers where it came from, so later diagnostics (including CEL
+//! errors inside an expression) can point into the text.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::defaults::{default_binding, default_policy, AppliedDefault};
+use super::diagnostics;
+use super::field::FieldError;
+use super::params::ParamObject;
+use super::resources::ResourceCatalog;
+use super::types::{Decoder, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+use super::validation::{validate_binding, validate_policy, ExpressionCompiler};
+use super::yaml::{parse_stream, NodePos, RawDocument};
+use crate::diagnostic::{Diagnostic, SourceRef, Span};
+
+/// Where an object is in the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// 0-based `---` document index.
+    pub document: usize,
+    /// Path of the object inside the document: `""`, or `items[3]` for a `List` item.
+    pub path: String,
+}
+
+/// A decoded, defaulted API object and its origin.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loaded<T> {
+    pub object: T,
+    pub source: Source,
+    /// Defaults the apiserver would have applied (§7.1).
+    pub defaults: Vec<AppliedDefault>,
+}
+
+/// Everything read from the input text.
+#[derive(Clone, Debug, Default)]
+pub struct Manifests {
+    /// The parsed documents (positions live here).
+    pub documents: Vec<RawDocument>,
+    /// Sorted by name; for duplicate names the later document wins.
+    pub policies: Vec<Loaded<ValidatingAdmissionPolicy>>,
+    /// Sorted by name; for duplicate names the later document wins.
+    pub bindings: Vec<Loaded<ValidatingAdmissionPolicyBinding>>,
+    /// Namespace objects by name.
+    pub namespaces: BTreeMap<String, Value>,
+    pub crds: Vec<Value>,
+    /// Role, ClusterRole, RoleBinding, ClusterRoleBinding, kept as JSON.
+    pub rbac: Vec<Value>,
+    /// Every object other than policies and bindings (param candidates), sorted by
+    /// (namespace, name).
+    pub params: Vec<ParamObject>,
+    /// Problems found while loading (syntax, decoding); API validation is separate
+    /// ([`Manifests::validate`]).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+const GROUP: &str = "admissionregistration.k8s.io";
+
+/// Parse and classify `text`.
+pub fn load_manifests(text: &str) -> Manifests {
+    let (documents, errors) = parse_stream(text);
+    let mut m = Manifests {
+        diagnostics: errors.iter().map(diagnostics::yaml_syntax).collect(),
+        ..Default::default()
+    };
+    let mut policies: BTreeMap<String, Loaded<ValidatingAdmissionPolicy>> = BTreeMap::new();
+    let mut bindings: BTreeMap<String, Loaded<ValidatingAdmissionPolicyBinding>> = BTreeMap::new();
+    for doc in &documents {
+        if doc.value.is_null() {
+            continue;
+        }
+        let mut objects: Vec<(String, &Value)> = Vec::new();
+        let kind = doc.value.get("kind").and_then(Value::as_str).unwrap_or_default();
+        match doc.value.get("items").and_then(Value::as_array) {
+            Some(items) if kind.ends_with("List") => {
+                for (i, it) in items.iter().enumerate() {
+                    objects.push((format!("items[{i}]"), it));
+                }
+            }
+            _ => objects.push((String::new(), &doc.value)),
+        }
+        for (prefix, obj) in objects {
+            let span = doc.positions.get(&prefix).map(|p| p.span).unwrap_or(doc.span);
+            let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+            let kind = obj.get("kind").and_then(Value::as_str).unwrap_or_default();
+            if api_version.is_empty() || kind.is_empty() {
+                let what = if kind.is_empty() { "Kind" } else { "apiVersion" };
+                m.diagnostics.push(diagnostics::missing_type_meta(doc.index, what, span));
+                continue;
+            }
+            let source = Source { document: doc.index, path: prefix.clone() };
+            let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+            let vap =
+                matches!(kind, "ValidatingAdmissionPolicy" | "ValidatingAdmissionPolicyBinding")
+                    && group == GROUP;
+            if vap {
+                if !matches!(version, "v1" | "v1beta1" | "v1alpha1") {
+                    m.diagnostics.push(
+                        diagnostics::unsupported_api_version(api_version, kind)
+                            .with_span(span, SourceRef::Manifest { document: doc.index }),
+                    );
+                    continue;
+                }
+                if version != "v1" {
+                    m.diagnostics.push(
+                        diagnostics::converted_version(api_version, kind)
+                            .with_span(span, SourceRef::Manifest { document: doc.index }),
+                    );
+                }
+                let mut dec = Decoder::new(Some(doc), &prefix);
+                if kind == "ValidatingAdmissionPolicy" {
+                    let mut p = dec.policy(obj);
+                    let defaults = default_policy(&mut p);
+                    let name = p.metadata.name.clone();
+                    if policies.contains_key(&name) {
+                        m.diagnostics.push(diagnostics::duplicate_object(kind, "", &name));
+                    }
+                    policies.insert(name, Loaded { object: p, source, defaults });
+                } else {
+                    let mut b = dec.binding(obj);
+                    let defaults = default_binding(&mut b, api_version);
+                    let name = b.metadata.name.clone();
+                    if bindings.contains_key(&name) {
+                        m.diagnostics.push(diagnostics::duplicate_object(kind, "", &name));
+                    }
+                    bindings.insert(name, Loaded { object: b, source, defaults });
+                }
+                m.diagnostics.append(&mut dec.diagnostics);
+                continue;
+            }
+            match (group, kind) {
+                ("", "Namespace") => {
+                    let name = obj["metadata"]["name"].as_str().unwrap_or_default().to_string();
+                    m.namespaces.insert(name, obj.clone());
+                }
+                ("apiextensions.k8s.io", "CustomResourceDefinition") => m.crds.push(obj.clone()),
+                (
+                    "rbac.authorization.k8s.io",
+                    "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding",
+                ) => m.rbac.push(obj.clone()),
+                _ => {}
+            }
+            if let Some(p) = ParamObject::from_value(obj) {
+                m.params.push(p);
+            }
+        }
+    }
+    m.params.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    m.policies = policies.into_values().collect();
+    m.bindings = bindings.into_values().collect();
+    m.documents = documents;
+    m
+}
+
+impl Manifests {
+    /// Built-in kinds plus the supplied CRDs.
+    pub fn catalog(&self) -> ResourceCatalog {
+        let mut c = ResourceCatalog::builtin();
+        for crd in &self.crds {
+            c.add_crd(crd);
+        }
+        c
+    }
+
+    /// Position of `path` (a field path inside the object at `source`), or of its nearest
+    /// ancestor. Returns the document index and node position.
+    pub fn locate(&self, source: &Source, path: &str) -> Option<(usize, NodePos)> {
+        let doc = self.documents.iter().find(|d| d.index == source.document)?;
+        let full = match (source.path.is_empty(), path.is_empty()) {
+            (true, _) => path.to_string(),
+            (false, true) => source.path.clone(),
+            (false, false) => format!("{}.{}", source.path, path),
+        };
+        doc.positions.nearest(&full).map(|p| (doc.index, *p))
+    }
+
+    /// The byte offset in the input text of byte `offset` inside the string at `path` of the
+    /// object at `source` (e.g. a CEL error column inside `spec.validations[0].expression`).
+    pub fn locate_in_string(
+        &self,
+        text: &str,
+        source: &Source,
+        path: &str,
+        value: &str,
+        offset: usize,
+    ) -> Option<Span> {
+        let (_, pos) = self.locate(source, path)?;
+        let b = pos.locate(text, value, offset)?;
+        Some(Span::new(b, b))
+    }
+
+    fn with_position(&self, d: Diagnostic, source: &Source, path: &str) -> Diagnostic {
+        match self.locate(source, path) {
+            Some((document, pos)) => d.with_span(pos.span, SourceRef::Manifest { document }),
+            None => d,
+        }
+    }
+
+    /// API validation (§7) of every policy and binding, as diagnostics with positions.
+    pub fn validate(&self, compiler: &dyn ExpressionCompiler) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let mut push = |errs: Vec<FieldError>, source: &Source| {
+            for e in errs {
+                let d = diagnostics::api_validation(&e);
+                out.push(self.with_position(d, source, e.field.as_str()));
+            }
+        };
+        for p in &self.policies {
+            push(validate_policy(&p.object, compiler), &p.source);
+        }
+        for b in &self.bindings {
+            push(validate_binding(&b.object), &b.source);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admission::validation::AcceptAllCompiler;
+
+    const INPUT: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: demo
+spec:
+  failurePolicy: Sometimes
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: "object.spec.replicas <= 5"
+---
+apiVersion: admissionregistration.k8s.io/v1alpha1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: demo-binding}
+spec:
+  policyName: demo
+  validationActions: [Deny]
+  paramRef: {name: limits}
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Namespace
+  metadata: {name: prod, labels: {env: prod}}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: limits, namespace: prod}
+  data: {max: "3"}
+---
+kind: Broken: [
+"#;
+
+    #[test]
+    fn loads_and_classifies() {
+        let m = load_manifests(INPUT);
+        assert_eq!(m.policies.len(), 1);
+        assert_eq!(m.bindings.len(), 1);
+        let b = &m.bindings[0].object;
+        assert_eq!(
+            b.spec.param_ref.as_ref().unwrap().parameter_not_found_action.as_deref(),
+            Some("Deny")
+        );
+        assert!(m.namespaces.contains_key("prod"));
+        assert_eq!(m.params.len(), 2);
+        assert!(m.diagnostics.iter().any(|d| d.code == "manifest-yaml-syntax"));
+        assert!(m.diagnostics.iter().any(|d| d.code == "manifest-converted-version"));
+        let v = m.validate(&AcceptAllCompiler);
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].message, "spec.failurePolicy: Unsupported value: \"Sometimes\": supported values: \"Fail\", \"Ignore\"");
+        let sp = v[0].span.unwrap();
+        assert_eq!(&INPUT[sp.start as usize..sp.end as usize], "Sometimes");
+        // a CEL column inside the expression maps into the text
+        let p = &m.policies[0];
+        let expr = &p.object.spec.validations[0].expression;
+        let at = m
+            .locate_in_string(INPUT, &p.source, "spec.validations[0].expression", expr, 7)
+            .unwrap();
+        assert!(INPUT[at.start as usize..].starts_with("spec.replicas"));
+    }
+}
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+
+    #[test]
+    fn odd_inputs_do_not_panic() {
+        for t in [
+            "", "---", "--- \n---\n", "[", "{", "a: *x", "? [a]\n: b", "- - -", "kind: List\nitems: 3",
+            "apiVersion: v1\nkind: List\nitems: [1, {kind: X}]", "é: ü\n---\n\t", ".5: .inf", "\u{feff}{\"a\": 1}",
+            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nspec: [1]\nmetadata: 3",
+        ] {
+            let m = load_manifests(t);
+            let _ = m.validate(&crate::admission::validation::AcceptAllCompiler);
+        }
+    }
+}

@@ -1,0 +1,808 @@
+//! YAML/JSON text → `serde_json::Value` documents, keeping the byte span of every node.
+//!
+//! Scalars are resolved the way `kubectl` sends them to the apiserver: `sigs.k8s.io/yaml`
+//! (go-yaml **v2**, YAML 1.1-ish) converts YAML to JSON, and the apiserver decodes that JSON
+//! keeping integers that fit int64. Consequences we reproduce:
+//! * `yes`/`no`/`on`/`off`/`y`/`n` (and their capitalised forms) are booleans, `~`/`null`/empty
+//!   are null;
+//! * integers: Go `ParseInt(s, 0, 64)` after removing `_` (so `0x1F`, `0o17`, `010` (octal!),
+//!   `+5`, `1_000`); larger integers become doubles;
+//! * floats are re-encoded by Go `encoding/json`, which prints integral values without a
+//!   fraction, so YAML `1.0` and `1e3` arrive as the **integers** 1 and 1000; `.inf`/`.nan`
+//!   cannot be encoded (error);
+//! * quoted and block scalars are strings; `!!str` forces a string;
+//! * merge keys `<<` and anchors/aliases are expanded.
+//!
+//! A document whose text starts with `{` or `[` is JSON (kubectl decodes it without YAML), so
+//! `1.0` stays a double there.
+//!
+//! Parser: `saphyr-parser` (event parser with spans; ~64 KB brotli in wasm with the converter).
+
+use std::collections::{BTreeMap, HashMap};
+
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as YSpan, Tag};
+use serde_json::{Map, Number, Value};
+
+use crate::diagnostic::Span;
+
+/// How a node was written in the manifest (lets callers map offsets inside a string back to
+/// the text, see [`NodePos::locate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeStyle {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    /// `|` block scalar.
+    Literal,
+    /// `>` block scalar.
+    Folded,
+    Mapping,
+    Sequence,
+    /// `*alias`: the value is a copy of the anchored node; no positions inside it.
+    Alias,
+}
+
+/// Position of one node of a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodePos {
+    /// Byte span of the value in the whole input text (quotes and block headers included).
+    pub span: Span,
+    /// Byte span of the mapping key that introduced the value; `None` for list items and roots.
+    pub key_span: Option<Span>,
+    pub style: NodeStyle,
+}
+
+impl NodePos {
+    /// Map a byte offset inside the decoded string `value` of this scalar to a byte offset in
+    /// the manifest `text` (so a CEL error at column N of an expression can be shown in the
+    /// manifest). Walks the source and the value together, skipping indentation, quotes,
+    /// escape backslashes and line folds; returns `None` when they cannot be aligned (e.g. an
+    /// escape such as `\t` precedes the offset) or the node is not a scalar.
+    pub fn locate(&self, text: &str, value: &str, offset: usize) -> Option<usize> {
+        if matches!(self.style, NodeStyle::Mapping | NodeStyle::Sequence | NodeStyle::Alias) {
+            return None;
+        }
+        let src = text.get(self.span.start as usize..self.span.end as usize)?;
+        let mut src_iter = src.char_indices().peekable();
+        for (vi, vc) in value.char_indices() {
+            let found = loop {
+                let (si, sc) = match src_iter.next() {
+                    Some(x) => x,
+                    None => break None,
+                };
+                let fold = (vc == ' ' || vc == '\n') && sc == '\n';
+                if sc == vc || fold {
+                    break Some(si);
+                }
+                if !(sc.is_whitespace() || sc == '"' || sc == '\'' || sc == '\\') {
+                    break None;
+                }
+            };
+            let si = found?;
+            if vi >= offset {
+                return Some(self.span.start as usize + si);
+            }
+        }
+        if offset >= value.len() {
+            return Some(self.span.end as usize);
+        }
+        None
+    }
+}
+
+/// Map from JSON path to position. Paths use `.name` for mapping keys made of
+/// `[A-Za-z0-9_$@-]` and `[key]` for other keys (`metadata.labels[app.kubernetes.io/name]`),
+/// `[i]` for list items, and `""` for the document root — the same strings as
+/// [`super::field::FieldPath`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Positions {
+    nodes: BTreeMap<String, NodePos>,
+}
+
+impl Positions {
+    pub fn get(&self, path: &str) -> Option<&NodePos> {
+        self.nodes.get(path)
+    }
+    /// The position of `path`, or of its nearest ancestor that has one.
+    pub fn nearest(&self, path: &str) -> Option<&NodePos> {
+        let mut p = path;
+        loop {
+            if let Some(n) = self.nodes.get(p) {
+                return Some(n);
+            }
+            if p.is_empty() {
+                return None;
+            }
+            p = parent_path(p);
+        }
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &NodePos)> {
+        self.nodes.iter()
+    }
+    fn insert(&mut self, path: String, pos: NodePos) {
+        self.nodes.insert(path, pos);
+    }
+}
+
+/// The parent of a path as rendered by [`child_path`] / [`index_path`].
+pub fn parent_path(p: &str) -> &str {
+    if p.ends_with(']') {
+        if let Some(i) = p.rfind('[') {
+            return &p[..i];
+        }
+    }
+    match p.rfind('.') {
+        Some(i) => &p[..i],
+        None => "",
+    }
+}
+
+/// Append a mapping key to a path.
+pub fn child_path(base: &str, key: &str) -> String {
+    let simple = !key.is_empty()
+        && key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'$' | b'@'));
+    match (base.is_empty(), simple) {
+        (true, true) => key.to_string(),
+        (false, true) => format!("{base}.{key}"),
+        (_, false) => format!("{base}[{key}]"),
+    }
+}
+
+/// Append a list index to a path.
+pub fn index_path(base: &str, i: usize) -> String {
+    format!("{base}[{i}]")
+}
+
+/// One parsed document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawDocument {
+    /// 0-based index of the `---`-separated document in the input.
+    pub index: usize,
+    /// `Value::Null` for an empty document.
+    pub value: Value,
+    pub positions: Positions,
+    /// Byte span of the whole document text.
+    pub span: Span,
+}
+
+/// A syntax or conversion problem in one document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct YamlError {
+    pub document: usize,
+    pub message: String,
+    /// Byte span in the input text.
+    pub span: Span,
+    /// 1-based line and column (in characters).
+    pub line: usize,
+    pub column: usize,
+    /// Path of the node the error is about, when known.
+    pub path: String,
+}
+
+/// Split `text` into `---`-separated documents and parse each on its own, so that a syntax
+/// error in one document does not hide the others. Documents that are empty (or comments only)
+/// yield no [`RawDocument`] but keep their index.
+pub fn parse_stream(text: &str) -> (Vec<RawDocument>, Vec<YamlError>) {
+    let mut docs = Vec::new();
+    let mut errors = Vec::new();
+    let chunks = split_documents(text);
+    let json_mode = text.trim_start_matches('\u{feff}').trim_start().starts_with(['{', '[']);
+    for (index, (start, end)) in chunks.into_iter().enumerate() {
+        let chunk = &text[start..end];
+        if is_blank_document(chunk) {
+            continue;
+        }
+        let mut conv = Converter::new(text, start, chunk, index, json_mode);
+        match conv.run() {
+            Ok(Some(value)) => docs.push(RawDocument {
+                index,
+                value,
+                positions: std::mem::take(&mut conv.positions),
+                span: Span::new(start, end),
+            }),
+            Ok(None) => {}
+            Err(e) => errors.push(e),
+        }
+        errors.append(&mut conv.soft_errors);
+    }
+    (docs, errors)
+}
+
+/// Byte ranges of the documents: a line starting with `---` (followed by a blank or the end of
+/// the line) starts a new document. Text before the first separator is document 0 only if it
+/// is not blank.
+fn split_documents(text: &str) -> Vec<(usize, usize)> {
+    let mut starts = vec![0usize];
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let l = line.trim_end_matches(['\n', '\r']);
+        if l.starts_with("---") && (l.len() == 3 || l[3..].starts_with([' ', '\t'])) && offset > 0 {
+            starts.push(offset);
+        }
+        offset += line.len();
+    }
+    let mut out = Vec::new();
+    for (i, s) in starts.iter().enumerate() {
+        let e = starts.get(i + 1).copied().unwrap_or(text.len());
+        out.push((*s, e));
+    }
+    if out.len() > 1 && is_blank_document(&text[out[0].0..out[0].1]) {
+        out.remove(0);
+    }
+    out
+}
+
+fn is_blank_document(chunk: &str) -> bool {
+    chunk.lines().all(|l| {
+        let t = l.trim();
+        t.is_empty() || t.starts_with('#') || t == "---" || t == "..." || t.starts_with('%')
+    })
+}
+
+type ParseStep<T> = Result<T, YamlError>;
+
+struct Converter<'a> {
+    full: &'a str,
+    base: usize,
+    chunk: &'a str,
+    /// Byte offset (within `chunk`) of every char index, plus one past the end.
+    char_bytes: Vec<usize>,
+    document: usize,
+    json_mode: bool,
+    parser: Parser<'a, saphyr_parser::StrInput<'a>>,
+    anchors: HashMap<usize, Value>,
+    positions: Positions,
+    soft_errors: Vec<YamlError>,
+}
+
+impl<'a> Converter<'a> {
+    fn new(full: &'a str, base: usize, chunk: &'a str, document: usize, json_mode: bool) -> Self {
+        let mut char_bytes: Vec<usize> = chunk.char_indices().map(|(i, _)| i).collect();
+        char_bytes.push(chunk.len());
+        Converter {
+            full,
+            base,
+            chunk,
+            char_bytes,
+            document,
+            json_mode,
+            parser: Parser::new_from_str(chunk),
+            anchors: HashMap::new(),
+            positions: Positions::default(),
+            soft_errors: Vec::new(),
+        }
+    }
+
+    fn byte(&self, char_index: usize) -> usize {
+        let i = char_index.min(self.char_bytes.len().saturating_sub(1));
+        self.base + self.char_bytes.get(i).copied().unwrap_or(self.chunk.len())
+    }
+
+    fn span(&self, s: &YSpan) -> Span {
+        Span::new(self.byte(s.start.index()), self.byte(s.end.index()))
+    }
+
+    fn error_at(&self, span: Span, message: String, path: &str) -> YamlError {
+        let (line, column) = line_col(self.full, span.start as usize);
+        YamlError { document: self.document, message, span, line, column, path: path.to_string() }
+    }
+
+    fn scan_error(&self, e: &ScanError) -> YamlError {
+        let b = self.byte(e.marker().index());
+        self.error_at(Span::new(b, b), format!("yaml: {}", e.info()), "")
+    }
+
+    fn next(&mut self) -> ParseStep<(Event<'a>, YSpan)> {
+        match self.parser.next_event() {
+            Some(Ok(ev)) => Ok(ev),
+            Some(Err(e)) => Err(self.scan_error(&e)),
+            None => {
+                let end = self.base + self.chunk.len();
+                Err(self.error_at(Span::new(end, end), "yaml: unexpected end of input".into(), ""))
+            }
+        }
+    }
+
+    /// Parse the chunk: exactly one document expected (a second one is reported and ignored).
+    fn run(&mut self) -> ParseStep<Option<Value>> {
+        let mut result: Option<Value> = None;
+        loop {
+            let (ev, span) = self.next()?;
+            match ev {
+                Event::StreamStart | Event::Nothing | Event::DocumentEnd => {}
+                Event::StreamEnd => break,
+                Event::DocumentStart(_) => {
+                    let (ev, span) = self.next()?;
+                    if matches!(ev, Event::DocumentEnd) {
+                        continue;
+                    }
+                    let v = self.node(ev, span, "", None)?;
+                    if result.is_none() {
+                        result = Some(v);
+                    } else {
+                        let sp = self.span(&span);
+                        self.soft_errors.push(
+                            self.error_at(
+                                sp,
+                                "yaml: a second document without a `---` separator line is ignored"
+                                    .into(),
+                                "",
+                            ),
+                        );
+                    }
+                }
+                _ => {
+                    let sp = self.span(&span);
+                    return Err(self.error_at(sp, "yaml: unexpected event".into(), ""));
+                }
+            }
+        }
+        Ok(result)
+    }
+
+    fn node(
+        &mut self,
+        ev: Event<'a>,
+        span: YSpan,
+        path: &str,
+        key_span: Option<Span>,
+    ) -> ParseStep<Value> {
+        let sp = self.span(&span);
+        match ev {
+            Event::Scalar(text, style, anchor, tag) => {
+                let node_style = match style {
+                    ScalarStyle::Plain => NodeStyle::Plain,
+                    ScalarStyle::SingleQuoted => NodeStyle::SingleQuoted,
+                    ScalarStyle::DoubleQuoted => NodeStyle::DoubleQuoted,
+                    ScalarStyle::Literal => NodeStyle::Literal,
+                    ScalarStyle::Folded => NodeStyle::Folded,
+                };
+                self.positions
+                    .insert(path.to_string(), NodePos { span: sp, key_span, style: node_style });
+                let v = self.scalar(&text, style, tag.as_deref(), sp, path)?;
+                if anchor > 0 {
+                    self.anchors.insert(anchor, v.clone());
+                }
+                Ok(v)
+            }
+            Event::Alias(id) => {
+                self.positions.insert(
+                    path.to_string(),
+                    NodePos { span: sp, key_span, style: NodeStyle::Alias },
+                );
+                match self.anchors.get(&id) {
+                    Some(v) => Ok(v.clone()),
+                    None => Err(self.error_at(sp, "yaml: unknown anchor referenced".into(), path)),
+                }
+            }
+            Event::SequenceStart(anchor, _) => {
+                let mut items = Vec::new();
+                let end;
+                loop {
+                    let (ev, s) = self.next()?;
+                    if matches!(ev, Event::SequenceEnd) {
+                        end = self.span(&s);
+                        break;
+                    }
+                    let p = index_path(path, items.len());
+                    items.push(self.node(ev, s, &p, None)?);
+                }
+                self.positions.insert(
+                    path.to_string(),
+                    NodePos { span: sp.cover(end), key_span, style: NodeStyle::Sequence },
+                );
+                let v = Value::Array(items);
+                if anchor > 0 {
+                    self.anchors.insert(anchor, v.clone());
+                }
+                Ok(v)
+            }
+            Event::MappingStart(anchor, _) => {
+                let v = self.mapping(sp, path, key_span)?;
+                if anchor > 0 {
+                    self.anchors.insert(anchor, v.clone());
+                }
+                Ok(v)
+            }
+            _ => Err(self.error_at(sp, "yaml: unexpected event".into(), path)),
+        }
+    }
+
+    fn mapping(&mut self, start: Span, path: &str, key_span: Option<Span>) -> ParseStep<Value> {
+        let mut map = Map::new();
+        let mut merged: Vec<Map<String, Value>> = Vec::new();
+        let mut key_lines: HashMap<String, usize> = HashMap::new();
+        let end;
+        loop {
+            let (kev, ks) = self.next()?;
+            let ksp = self.span(&ks);
+            let key = match kev {
+                Event::MappingEnd => {
+                    end = ksp;
+                    break;
+                }
+                Event::Scalar(text, style, _, tag) => {
+                    if style == ScalarStyle::Plain && text == "<<" && tag.is_none() {
+                        // Merge key: value is a mapping or a list of mappings.
+                        let (vev, vs) = self.next()?;
+                        let v = self.node(vev, vs, &child_path(path, "<<"), Some(ksp))?;
+                        match v {
+                            Value::Object(m) => merged.push(m),
+                            Value::Array(items) => {
+                                for it in items {
+                                    if let Value::Object(m) = it {
+                                        merged.push(m);
+                                    }
+                                }
+                            }
+                            _ => {
+                                return Err(self.error_at(
+                                    ksp,
+                                    "yaml: map merge requires map or sequence of maps as the value"
+                                        .into(),
+                                    path,
+                                ))
+                            }
+                        }
+                        continue;
+                    }
+                    let kv = self.scalar(&text, style, tag.as_deref(), ksp, path)?;
+                    key_string(&kv)
+                }
+                other => {
+                    // Complex keys: skip the key node and its value; report.
+                    let _ = self.node(other, ks, &child_path(path, "?"), None)?;
+                    let (vev, vs) = self.next()?;
+                    let _ = self.node(vev, vs, &child_path(path, "?"), None)?;
+                    self.soft_errors.push(self.error_at(
+                        ksp,
+                        "yaml: only scalar mapping keys are supported (JSON objects have string keys)"
+                            .into(),
+                        path,
+                    ));
+                    continue;
+                }
+            };
+            let (vev, vs) = self.next()?;
+            let p = child_path(path, &key);
+            let v = self.node(vev, vs, &p, Some(ksp))?;
+            let (line, _) = line_col(self.full, ksp.start as usize);
+            if let Some(first) = key_lines.get(&key) {
+                self.soft_errors.push(self.error_at(
+                    ksp,
+                    format!("yaml: unmarshal errors:\n  line {line}: key {} already set in map (first at line {first})", super::field::go_quote(&key)),
+                    &p,
+                ));
+                continue;
+            }
+            key_lines.insert(key.clone(), line);
+            map.insert(key, v);
+        }
+        for m in merged {
+            for (k, v) in m {
+                if !map.contains_key(&k) {
+                    map.insert(k, v);
+                }
+            }
+        }
+        self.positions.insert(
+            path.to_string(),
+            NodePos { span: start.cover(end), key_span, style: NodeStyle::Mapping },
+        );
+        Ok(Value::Object(map))
+    }
+
+    fn scalar(
+        &mut self,
+        text: &str,
+        style: ScalarStyle,
+        tag: Option<&Tag>,
+        span: Span,
+        path: &str,
+    ) -> ParseStep<Value> {
+        let core_tag = tag.and_then(|t| {
+            if t.is_yaml_core_schema() || t.handle == "!!" {
+                Some(t.suffix.as_str())
+            } else {
+                None
+            }
+        });
+        match core_tag {
+            Some("str") | Some("binary") | Some("timestamp") => {
+                return Ok(Value::String(text.to_string()))
+            }
+            Some("int") | Some("float") | Some("bool") | Some("null") => {}
+            _ => {
+                if style != ScalarStyle::Plain {
+                    return Ok(Value::String(text.to_string()));
+                }
+            }
+        }
+        if self.json_mode {
+            return Ok(resolve_json_scalar(text));
+        }
+        match resolve_yaml_scalar(text) {
+            Ok(v) => Ok(v),
+            Err(msg) => Err(self.error_at(span, msg, path)),
+        }
+    }
+}
+
+/// 1-based line and column (columns count characters) of a byte offset.
+pub fn line_col(text: &str, byte: usize) -> (usize, usize) {
+    let byte = byte.min(text.len());
+    let before = text.get(..byte).unwrap_or("");
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let column = before[line_start..].chars().count() + 1;
+    (line, column)
+}
+
+fn key_string(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "null".into(),
+        other => other.to_string(),
+    }
+}
+
+/// A plain scalar in a JSON document.
+fn resolve_json_scalar(text: &str) -> Value {
+    match text {
+        "true" => return Value::Bool(true),
+        "false" => return Value::Bool(false),
+        "null" => return Value::Null,
+        _ => {}
+    }
+    if let Ok(i) = text.parse::<i64>() {
+        return Value::Number(i.into());
+    }
+    let numeric = text.bytes().next().is_some_and(|b| b == b'-' || b.is_ascii_digit());
+    if numeric {
+        if let Ok(f) = text.parse::<f64>() {
+            if let Some(n) = Number::from_f64(f) {
+                return Value::Number(n);
+            }
+        }
+    }
+    Value::String(text.to_string())
+}
+
+/// A plain scalar in a YAML document, resolved as go-yaml v2 + JSON round trip (module doc).
+pub fn resolve_yaml_scalar(text: &str) -> Result<Value, String> {
+    match text {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            return Ok(Value::Bool(true))
+        }
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            return Ok(Value::Bool(false))
+        }
+        "" | "~" | "null" | "Null" | "NULL" => return Ok(Value::Null),
+        ".nan" | ".NaN" | ".NAN" => return Err("json: unsupported value: NaN".into()),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Err("json: unsupported value: +Inf".into())
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Err("json: unsupported value: -Inf".into()),
+        _ => {}
+    }
+    let first = text.as_bytes()[0];
+    if first.is_ascii_digit() || first == b'+' || first == b'-' {
+        let plain: String = text.chars().filter(|&c| c != '_').collect();
+        if let Some(i) = go_parse_int(&plain) {
+            return Ok(Value::Number(i.into()));
+        }
+        if go_parse_uint(&plain).is_some() {
+            // Go prints the uint64; the apiserver cannot fit it in int64 and decodes a float64.
+            if let Ok(f) = plain.trim_start_matches('+').parse::<f64>() {
+                return Ok(float_after_json(f));
+            }
+        }
+        if is_yaml_style_float(&plain) {
+            if let Ok(f) = plain.parse::<f64>() {
+                return Ok(float_after_json(f));
+            }
+        }
+        if let Some(rest) = plain.strip_prefix("0b") {
+            if let Ok(i) = i64::from_str_radix(rest, 2) {
+                return Ok(Value::Number(i.into()));
+            }
+        } else if let Some(rest) = plain.strip_prefix("-0b") {
+            if let Ok(i) = i64::from_str_radix(rest, 2) {
+                return Ok(Value::Number((-i).into()));
+            }
+        }
+        return Ok(Value::String(text.to_string()));
+    }
+    if first == b'.' {
+        if let Ok(f) = text.parse::<f64>() {
+            if f.is_finite() {
+                return Ok(float_after_json(f));
+            }
+        }
+    }
+    Ok(Value::String(text.to_string()))
+}
+
+/// Go `encoding/json` prints integral floats below 1e21 without fraction or exponent, and the
+/// apiserver then decodes them as int64 when they fit.
+fn float_after_json(f: f64) -> Value {
+    // (Integral values of 2^63 and above print as digits too, but then do not fit int64.)
+    if f.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
+        return Value::Number((f as i64).into());
+    }
+    Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null)
+}
+
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
+fn is_yaml_style_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let s = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - s
+    };
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if i < b.len() && b[i] == b'.' {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// Go `strconv.ParseUint(s, 0, 64)` digits part (after sign handling by callers).
+fn go_parse_unsigned_base0(s: &str) -> Option<u64> {
+    if s.is_empty() {
+        return None;
+    }
+    let (digits, radix) = if let Some(r) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (r, 16)
+    } else if let Some(r) = s.strip_prefix("0o").or_else(|| s.strip_prefix("0O")) {
+        (r, 8)
+    } else if let Some(r) = s.strip_prefix("0b").or_else(|| s.strip_prefix("0B")) {
+        (r, 2)
+    } else if s.len() > 1 && s.starts_with('0') {
+        (&s[1..], 8)
+    } else {
+        (s, 10)
+    };
+    if digits.is_empty() || digits.starts_with(['+', '-']) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
+}
+
+/// Go `strconv.ParseInt(s, 0, 64)`.
+fn go_parse_int(s: &str) -> Option<i64> {
+    let (neg, rest) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let u = go_parse_unsigned_base0(rest)?;
+    if neg {
+        if u <= (i64::MAX as u64) + 1 {
+            Some((u as i128).wrapping_neg() as i64)
+        } else {
+            None
+        }
+    } else if u <= i64::MAX as u64 {
+        Some(u as i64)
+    } else {
+        None
+    }
+}
+
+/// Go `strconv.ParseUint(s, 0, 64)` (no sign allowed).
+fn go_parse_uint(s: &str) -> Option<u64> {
+    if s.starts_with(['+', '-']) {
+        return None;
+    }
+    go_parse_unsigned_base0(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn yaml11_scalars_as_kubectl_sends_them() {
+        let r = |s: &str| resolve_yaml_scalar(s).unwrap();
+        assert_eq!(r("yes"), json!(true));
+        assert_eq!(r("Off"), json!(false));
+        assert_eq!(r("y"), json!(true));
+        assert_eq!(r("~"), json!(null));
+        assert_eq!(r("010"), json!(8));
+        assert_eq!(r("0x1F"), json!(31));
+        assert_eq!(r("1_000"), json!(1000));
+        assert_eq!(r("+5"), json!(5));
+        assert_eq!(r("1.0"), json!(1));
+        assert_eq!(r("1e3"), json!(1000));
+        assert_eq!(r("1.5"), json!(1.5));
+        assert_eq!(r(".5"), json!(0.5));
+        assert_eq!(r("09"), json!(9));
+        assert_eq!(r("9223372036854775808"), json!(9223372036854775808.0));
+        assert_eq!(r("1.2.3"), json!("1.2.3"));
+        assert_eq!(r("2024-01-01"), json!("2024-01-01"));
+        assert!(resolve_yaml_scalar(".nan").is_err());
+    }
+
+    #[test]
+    fn positions_and_documents() {
+        let text = "a: 1\n---\nkind: X\nspec:\n  list:\n  - expression: \"x == 1\"\n  - |\n    foo\n---\n# empty\n---\nbad: [\n---\nb: yes\n";
+        let (docs, errs) = parse_stream(text);
+        assert_eq!(docs.len(), 3);
+        assert_eq!(docs[0].index, 0);
+        assert_eq!(docs[1].index, 1);
+        assert_eq!(docs[2].index, 4);
+        assert_eq!(docs[2].value, json!({"b": true}));
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].document, 3);
+        let p = docs[1].positions.get("spec.list[0].expression").unwrap();
+        assert_eq!(&text[p.span.start as usize..p.span.end as usize], "\"x == 1\"");
+        assert_eq!(p.style, NodeStyle::DoubleQuoted);
+        let k = p.key_span.unwrap();
+        assert_eq!(&text[k.start as usize..k.end as usize], "expression");
+        assert_eq!(docs[1].value["spec"]["list"][1], json!("foo\n"));
+    }
+
+    #[test]
+    fn locate_offsets_inside_scalars() {
+        let text = "a: |\n  x ==\n    1\nb: 'it''s é'\nc: >-\n  f\n  g\nd: \"q\\\"z\"\n";
+        let (docs, _) = parse_stream(text);
+        let d = &docs[0];
+        let at = |path: &str, off: usize| {
+            let v = d.value[path].as_str().unwrap();
+            let p = d.positions.get(path).unwrap();
+            p.locate(text, v, off).map(|b| &text[b..b + 1])
+        };
+        assert_eq!(d.value["a"], json!("x ==\n  1\n"));
+        assert_eq!(at("a", 7), Some("1"));
+        assert_eq!(at("b", 3), Some("s"));
+        assert_eq!(at("c", 2), Some("g"));
+        assert_eq!(at("d", 2), Some("z"));
+    }
+
+    #[test]
+    fn json_documents_keep_doubles() {
+        let (docs, errs) = parse_stream("{\"a\": 1.0, \"b\": 2, \"c\": \"yes\", \"d\": 1e400}");
+        assert!(errs.is_empty());
+        assert_eq!(docs[0].value["a"], json!(1.0));
+        assert_eq!(docs[0].value["b"], json!(2));
+        assert_eq!(docs[0].value["c"], json!("yes"));
+    }
+
+    #[test]
+    fn anchors_merge_and_duplicates() {
+        let (docs, errs) =
+            parse_stream("base: &b {x: 1}\nm:\n  <<: *b\n  w: 2\n  y: 3\nz: 1\nz: 2\n");
+        // go-yaml v2 resolves the key `y` as the boolean true.
+        assert_eq!(docs[0].value["m"], json!({"w": 2, "true": 3, "x": 1}));
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].message.contains("key \"z\" already set in map"));
+    }
+}
