@@ -3,8 +3,14 @@
 //! - [`parser`]: the `cel` crate's parser, guarded by cel-go's limits, converted into [`ast`].
 //! - [`decls`]: the declaration table the checker resolves against and libraries register into.
 //! - [`types`]: static types.
+//! - [`value`]: runtime values, borrowing the input JSON.
+//! - [`runtime`]: planner, evaluator and cost tracker.
+//! - [`stdlib`]: function implementations keyed by cel-go overload id.
 
 pub mod ast;
 pub mod decls;
 pub mod parser;
+pub mod runtime;
+pub mod stdlib;
 pub mod types;
+pub mod value;
