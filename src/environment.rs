@@ -13,6 +13,7 @@
 //! On top of the base, each kind of expression declares its variables (spec §4.2,
 //! apiserver `pkg/admission/plugin/cel/compile.go`) and its expected result type.
 
+use crate::cel::checker::ExpectedResult;
 use crate::cel::decls::{Declarations, ObjectTypeDecl};
 use crate::cel::types::Type;
 
@@ -188,13 +189,13 @@ pub enum ExpressionKind {
 }
 
 impl ExpressionKind {
-    /// The accepted result types; empty means any (`cel.AnyType`).
-    pub fn return_types(self) -> Vec<Type> {
+    /// The result type this kind must have (apiserver `ReturnTypes()`).
+    pub fn expected_result(self) -> ExpectedResult {
         match self {
-            ExpressionKind::Validation | ExpressionKind::MatchCondition => vec![Type::Bool],
-            ExpressionKind::MessageExpression => vec![Type::String],
-            ExpressionKind::AuditAnnotation => vec![Type::String, Type::Null],
-            ExpressionKind::Variable => vec![],
+            ExpressionKind::Validation | ExpressionKind::MatchCondition => ExpectedResult::Bool,
+            ExpressionKind::MessageExpression => ExpectedResult::String,
+            ExpressionKind::AuditAnnotation => ExpectedResult::StringOrNull,
+            ExpressionKind::Variable => ExpectedResult::Any,
         }
     }
 
@@ -202,22 +203,6 @@ impl ExpressionKind {
     /// not for messageExpressions).
     pub fn has_authorizer(self) -> bool {
         !matches!(self, ExpressionKind::MessageExpression)
-    }
-
-    /// Check a compiled expression's static result type as the apiserver does
-    /// (`compile.go`: exact type match, or the kind accepts any type). The error text is the
-    /// apiserver's `must evaluate to …` reason.
-    pub fn check_result_type(self, result: &Type) -> Result<(), String> {
-        let wanted = self.return_types();
-        if wanted.is_empty() || wanted.iter().any(|t| t == result) {
-            return Ok(());
-        }
-        if wanted.len() == 1 {
-            Err(format!("must evaluate to {} but got {}", wanted[0], result))
-        } else {
-            let names: Vec<String> = wanted.iter().map(|t| t.to_string()).collect();
-            Err(format!("must evaluate to one of [{}] but got {}", names.join(" "), result))
-        }
     }
 }
 
@@ -359,6 +344,7 @@ fn declare_request_and_namespace_types(decls: &mut Declarations) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cel::checker::check_result_type;
 
     #[test]
     fn versions_parse_and_gate_features() {
@@ -379,15 +365,21 @@ mod tests {
     fn result_type_messages_are_the_apiservers() {
         // apiserver compile.go; spec §2.3.
         assert_eq!(
-            ExpressionKind::Validation.check_result_type(&Type::Dyn),
+            check_result_type(&Type::Dyn, ExpressionKind::Validation.expected_result()),
             Err("must evaluate to bool but got dyn".to_string())
         );
         assert_eq!(
-            ExpressionKind::AuditAnnotation.check_result_type(&Type::Int),
+            check_result_type(&Type::Int, ExpressionKind::AuditAnnotation.expected_result()),
             Err("must evaluate to one of [string null_type] but got int".to_string())
         );
-        assert_eq!(ExpressionKind::AuditAnnotation.check_result_type(&Type::Null), Ok(()));
-        assert_eq!(ExpressionKind::Variable.check_result_type(&Type::Dyn), Ok(()));
+        assert_eq!(
+            check_result_type(&Type::Null, ExpressionKind::AuditAnnotation.expected_result()),
+            Ok(())
+        );
+        assert_eq!(
+            check_result_type(&Type::Dyn, ExpressionKind::Variable.expected_result()),
+            Ok(())
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 pub mod ast;
 pub mod checker;
+pub mod compile;
 pub mod decls;
 pub mod errors;
 pub mod parser;
