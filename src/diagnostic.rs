@@ -45,6 +45,9 @@ pub enum SourceRef {
     /// A document of the manifest text: the span indexes the whole input text; `document` is the
     /// 0-based index of the `---`-separated document.
     Manifest { document: usize },
+    /// One of the request inputs given as text (`object`, `oldObject`, `request`): the span
+    /// indexes that text.
+    Input { name: String },
 }
 
 /// A problem, with enough context to show it where it happened.

@@ -1,6 +1,7 @@
 //! vap-eval: evaluate Kubernetes ValidatingAdmissionPolicy offline, exactly as kube-apiserver does.
 
 pub mod admission;
+pub mod api;
 pub mod cel;
 pub mod diagnostic;
 pub mod environment;

@@ -15,17 +15,22 @@
 //! validators), [`diagnostics`] (every diagnostic this pipeline emits).
 //! Section numbers (§) refer to `shared/spec/vap-semantics.md`.
 
+pub mod compile;
 pub mod decision;
 pub mod defaults;
 pub mod diagnostics;
+pub mod dispatcher;
 pub mod field;
 pub mod labels;
 pub mod manifests;
 pub mod matching;
 pub mod names;
 pub mod params;
+pub mod policy_set;
 pub mod request;
 pub mod resources;
+pub mod trace;
 pub mod types;
 pub mod validation;
+pub mod validator;
 pub mod yaml;

@@ -228,20 +228,35 @@ pub fn derive_request(
                 return (None, diags);
             };
             if !sub_resource.is_empty() {
-                diags.push(diagnostics::request_underivable(
-                    "resource",
-                    "a subresource request needs resource (the parent resource, e.g. {group: apps, version: v1, resource: deployments})",
-                ));
-                return (None, diags);
-            }
-            match catalog.by_kind(&kind) {
-                Some(e) => (kind, e.gvr(), Some(e.namespaced)),
-                None => {
+                // A subresource whose body is the parent object itself (`status`, …): the
+                // object's kind names the parent resource. Other bodies (Scale, Eviction) don't.
+                let parent = catalog.by_kind(&kind).filter(|e| {
+                    catalog.kind_for(&e.gvr(), &sub_resource).is_none_or(|k| k == kind)
+                });
+                let Some(e) = parent else {
                     diags.push(diagnostics::request_underivable(
+                        "resource",
+                        "a subresource request needs resource (the parent resource, e.g. {group: apps, version: v1, resource: deployments})",
+                    ));
+                    return (None, diags);
+                };
+                diags.push(diagnostics::request_derived(
+                    "resource",
+                    format!("resource {} derived from the object's kind for subresource {sub_resource:?}", e.gvr()),
+                ));
+                let gvr = e.gvr();
+                let namespaced = e.namespaced;
+                (kind, gvr, Some(namespaced))
+            } else {
+                match catalog.by_kind(&kind) {
+                    Some(e) => (kind, e.gvr(), Some(e.namespaced)),
+                    None => {
+                        diags.push(diagnostics::request_underivable(
                         "resource",
                         format!("no resource is known for kind {kind}: supply resource, or the CustomResourceDefinition"),
                     ));
-                    return (None, diags);
+                        return (None, diags);
+                    }
                 }
             }
         }

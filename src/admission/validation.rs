@@ -18,32 +18,7 @@ use super::types::{
     ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, Variable,
 };
 
-/// Which kind of expression is being compiled; each declares its result type once (style §4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExpressionKind {
-    /// `spec.validations[*].expression` → `bool`.
-    Validation,
-    /// `spec.validations[*].messageExpression` → `string`; `authorizer` not declared.
-    MessageExpression,
-    /// `spec.auditAnnotations[*].valueExpression` → `string` or `null_type`.
-    AuditAnnotationValue,
-    /// `spec.matchConditions[*].expression` → `bool`; `variables` not declared.
-    MatchCondition,
-    /// `spec.variables[*].expression` → any type.
-    Variable,
-}
-
-impl ExpressionKind {
-    /// The expected result type as the apiserver words it (`must evaluate to …`).
-    pub fn expected_result(self) -> &'static str {
-        match self {
-            ExpressionKind::Validation | ExpressionKind::MatchCondition => "bool",
-            ExpressionKind::MessageExpression => "string",
-            ExpressionKind::AuditAnnotationValue => "one of [string null_type]",
-            ExpressionKind::Variable => "any",
-        }
-    }
-}
+pub use crate::environment::ExpressionKind;
 
 /// One expression to compile during API validation.
 #[derive(Clone, Copy, Debug)]
@@ -361,7 +336,7 @@ pub fn validate_policy(
                 &ip.child("valueExpression"),
                 trimmed,
                 &a.value_expression,
-                ExpressionKind::AuditAnnotationValue,
+                ExpressionKind::AuditAnnotation,
                 has_params,
                 true,
                 all_vars,
@@ -915,9 +890,9 @@ mod tests {
                     assert_eq!(r.variables.map(|v| v.len()), Some(1));
                     Ok(())
                 }
-                ExpressionKind::AuditAnnotationValue => {
+                ExpressionKind::AuditAnnotation => {
                     assert_eq!(r.expression, "object.x in [1, 2,");
-                    Err(format!("must evaluate to {}", r.kind.expected_result()))
+                    Err("must evaluate to one of [string null_type]".to_string())
                 }
             }
         };

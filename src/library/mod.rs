@@ -14,3 +14,25 @@ pub mod quantity;
 pub mod regex;
 pub mod semver;
 pub mod url;
+
+// Integration seam until the CEL bindings of these libraries land: the standard
+// implementations only, and no Kubernetes declarations.
+use crate::cel::decls::Declarations;
+use crate::cel::stdlib::Registry;
+use crate::environment::Features;
+
+/// Every implementation: the standard library and cel-go extensions.
+pub fn registry() -> Registry {
+    Registry::standard()
+}
+
+/// Declare the Kubernetes libraries `features` enables.
+pub fn declare(_decls: &mut Declarations, _features: &Features) {}
+
+/// The `authorizer` and `authorizer.requestResource` values for a request.
+pub fn authorizer_for(
+    _rbac: &[serde_json::Value],
+    _request: &crate::admission::request::AdmissionRequest,
+) -> Option<(crate::cel::value::Value<'static>, crate::cel::value::Value<'static>)> {
+    None
+}

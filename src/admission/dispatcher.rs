@@ -1,0 +1,483 @@
+//! The request-level loop (apiserver `generic/plugin.go` `Dispatch` and
+//! `validating/dispatcher.go`; spec §1.2–§1.8): for each policy (sorted by name) that has a
+//! binding and matches, for each of its bindings (sorted) that matches, for each param —
+//! [`validate`](super::validator::validate), route the decisions through the binding's
+//! validationActions, collect audit annotations; then build the response from the first denial.
+
+use super::compile::CompiledPolicy;
+use super::decision::{
+    configuration_error, forbidden_status, resource_name_for_error, AuditAnnotationAction,
+    AuditAnnotationCollector, BindingRef, ConfigErrorScope, PolicyDecisionAction, Response, Status,
+    StatusCause, StatusDetails, VALIDATION_FAILURE_ANNOTATION_KEY,
+};
+use super::manifests::{Loaded, Manifests};
+use super::matching::{
+    binding_matches, policy_matches, prefilter, MatchContext, MatchResult, NoMatchReason,
+    RuleMismatch,
+};
+use super::params::{collect_params, resolve_param_kind, ParamKindResolution, Params};
+use super::policy_set::PolicySet;
+use super::request::{request_cel_value, AdmissionRequest};
+use super::trace::{BindingTrace, ParamEvaluation, ParamRefTrace, PolicyTrace};
+use super::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+use super::validator::{validate, Bound};
+use crate::cel::value::Value;
+use crate::diagnostic::{Diagnostic, SourceRef, Span};
+use serde::Serialize;
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+
+/// What the client receives (spec §1.8, §2).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdmissionResponse {
+    pub allowed: bool,
+    /// The rejection, exactly as the apiserver builds it; absent when allowed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// Warning texts in emission order (those the apiserver would drop as headers are dropped).
+    pub warnings: Vec<String>,
+    pub audit_annotations: BTreeMap<String, String>,
+}
+
+/// The whole outcome of dispatching one request.
+pub struct Dispatched {
+    pub response: AdmissionResponse,
+    pub policies: Vec<PolicyTrace>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Where the first denial sits in the trace.
+#[derive(Clone, Copy)]
+struct TraceIndex {
+    policy: usize,
+    binding: usize,
+    evaluation: usize,
+    validation: usize,
+}
+
+/// Dispatch `request` over the policies and bindings of `set`. `authorizer` builds the
+/// `authorizer` and `authorizer.requestResource` values for the request (`None`: unbound).
+pub fn dispatch(
+    set: &PolicySet,
+    request: &AdmissionRequest,
+    authorizer: &dyn Fn(&AdmissionRequest) -> Option<(Value<'static>, Value<'static>)>,
+) -> Dispatched {
+    let mut out = Dispatched {
+        response: AdmissionResponse::default(),
+        policies: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    let manifests = &set.manifests;
+    let mut response = Response::default();
+    let catalog = manifests.catalog();
+    let cx = MatchContext { request, namespaces: &manifests.namespaces, catalog: &catalog };
+    let prefiltered = prefilter(request);
+    let mut first: Option<TraceIndex> = None;
+
+    for (policy, compiled) in manifests.policies.iter().zip(&set.compiled) {
+        let p = &policy.object;
+        let name = p.metadata.name.clone();
+        let mut trace = PolicyTrace { name: name.clone(), ..PolicyTrace::default() };
+        let bindings: Vec<&Loaded<ValidatingAdmissionPolicyBinding>> =
+            manifests.bindings.iter().filter(|b| b.object.spec.policy_name == name).collect();
+        if let Some(why) = prefiltered {
+            trace.reason = why.to_string();
+            out.policies.push(trace);
+            continue;
+        }
+        if bindings.is_empty() {
+            trace.reason =
+                "no binding references this policy: it is never evaluated (spec §1.3)".into();
+            out.policies.push(trace);
+            continue;
+        }
+        let fp = p.spec.failure_policy.as_deref();
+        let param_kind =
+            resolve_param_kind(p.spec.param_kind.as_ref(), &catalog, &manifests.params);
+        if let ParamKindResolution::Dropped { reason } = &param_kind {
+            trace.reason = format!(
+                "paramKind.apiVersion does not parse ({reason}): the apiserver drops the policy"
+            );
+            out.policies.push(trace);
+            continue;
+        }
+        let matched = match policy_matches(p.spec.match_constraints.as_ref(), cx) {
+            MatchResult::Matched(m) => m,
+            MatchResult::NotMatched(why) => {
+                trace.reason = describe(&why);
+                out.policies.push(trace);
+                continue;
+            }
+            MatchResult::Error(e) => {
+                trace.matched = true;
+                policy_config_error(&mut response, &mut trace, &name, fp, &e.message);
+                out.policies.push(trace);
+                continue;
+            }
+        };
+        trace.matched = true;
+        trace.reason = format!("matched {} ({})", matched.resource, matched.kind);
+        if matched.via_equivalent {
+            trace.reason = format!(
+                "matched only through matchPolicy: Equivalent as {}; the apiserver would convert the object to that version first, which vap-eval cannot do, so the policy was not evaluated",
+                matched.kind
+            );
+            out.diagnostics.push(
+                Diagnostic::warning("policy-needs-conversion", trace.reason.clone())
+                    .with_field(format!("ValidatingAdmissionPolicy/{name}: spec.matchConstraints")),
+            );
+            out.policies.push(trace);
+            continue;
+        }
+        if let ParamKindResolution::Unresolvable { message } = &param_kind {
+            policy_config_error(&mut response, &mut trace, &name, fp, message);
+            out.policies.push(trace);
+            continue;
+        }
+
+        let request_value = request_cel_value(request, &matched.kind, &matched.resource);
+        let object = request.object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+        let old_object = request.old_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+        let mut collector = AuditAnnotationCollector::default();
+        let policy_index = out.policies.len();
+
+        for binding in bindings {
+            let b = &binding.object;
+            let mut bt = BindingTrace {
+                name: b.metadata.name.clone(),
+                validation_actions: b.spec.validation_actions.clone(),
+                ..BindingTrace::default()
+            };
+            match binding_matches(b.spec.match_resources.as_ref(), cx) {
+                MatchResult::Matched(_) => {}
+                MatchResult::NotMatched(why) => {
+                    bt.reason = describe(&why);
+                    trace.bindings.push(bt);
+                    continue;
+                }
+                MatchResult::Error(e) => {
+                    bt.matched = true;
+                    binding_config_error(&mut response, &mut bt, &name, fp, &e.message);
+                    trace.bindings.push(bt);
+                    continue;
+                }
+            }
+            bt.matched = true;
+            bt.reason = "matched".into();
+            let params = match collect_params(
+                &param_kind,
+                b.spec.param_ref.as_ref(),
+                &request.namespace,
+                &manifests.params,
+            ) {
+                Ok(params) => params,
+                Err(e) => {
+                    binding_config_error(&mut response, &mut bt, &name, fp, &e);
+                    trace.bindings.push(bt);
+                    continue;
+                }
+            };
+            // The namespace fetch (spec §1.5 step 4): a missing namespace is the admission error
+            // itself — no failurePolicy, no validationActions [quirk].
+            let ns_name = if request.is_namespace_resource() && request.kind.kind == "Namespace" {
+                ""
+            } else {
+                request.namespace.as_str()
+            };
+            let namespace_json =
+                if ns_name.is_empty() { None } else { manifests.namespaces.get(ns_name) };
+            if !ns_name.is_empty() && namespace_json.is_none() {
+                trace.bindings.push(bt);
+                out.policies.push(trace);
+                out.response = AdmissionResponse {
+                    allowed: false,
+                    status: Some(namespace_not_found(ns_name)),
+                    warnings: response.warnings.texts(),
+                    audit_annotations: BTreeMap::new(),
+                };
+                out.diagnostics.push(
+                    Diagnostic::error(
+                        "namespace-not-found",
+                        format!("namespaces \"{ns_name}\" not found: supply the Namespace object with the manifests"),
+                    )
+                    .with_help("kube-apiserver fetches the request's namespace for every evaluated binding; when it does not exist the request fails with 404 NotFound"),
+                );
+                return out;
+            }
+            let namespace_stripped = namespace_json.map(strip_namespace);
+            let namespace_object =
+                namespace_stripped.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+            let authz = authorizer(request);
+
+            let evaluations: Vec<(Option<ParamRefTrace>, Value<'_>)> = match &params {
+                Params::Undeclared | Params::Null => vec![(None, Value::Null)],
+                Params::Objects(objects) => {
+                    objects.iter().map(|o| (Some(param_ref(o)), Value::from_json(o))).collect()
+                }
+            };
+            if evaluations.is_empty() {
+                bt.reason =
+                    "matched; no params found and parameterNotFoundAction is Allow: not evaluated"
+                        .into();
+            }
+            for (param, params_value) in evaluations {
+                let bound = Bound {
+                    object: object.clone(),
+                    old_object: old_object.clone(),
+                    params: params_value,
+                    request: Value::from_json(&request_value),
+                    namespace_object: namespace_object.clone(),
+                    authorizer: authz.clone(),
+                };
+                let outcome = validate(p, compiled, &bound);
+                let mut evaluation: ParamEvaluation = ParamEvaluation { param, ..outcome.trace };
+                let denied_before = response.denied.len();
+                response.route(
+                    &name,
+                    BindingRef {
+                        name: &b.metadata.name,
+                        policy_name: &b.spec.policy_name,
+                        validation_actions: &b.spec.validation_actions,
+                    },
+                    &outcome.decisions,
+                );
+                // Record what validationActions did with each non-admit decision.
+                let actions: Vec<String> = b
+                    .spec
+                    .validation_actions
+                    .iter()
+                    .filter(|a| matches!(a.as_str(), "Deny" | "Warn" | "Audit"))
+                    .cloned()
+                    .collect();
+                for (i, d) in outcome.decisions.iter().enumerate() {
+                    if d.action == PolicyDecisionAction::Deny {
+                        if let Some(v) = evaluation.validations.get_mut(i) {
+                            v.actions = actions.clone();
+                        }
+                    }
+                }
+                if first.is_none() && response.denied.len() > denied_before {
+                    let validation = outcome
+                        .decisions
+                        .iter()
+                        .position(|d| d.action == PolicyDecisionAction::Deny)
+                        .unwrap_or(0);
+                    first = Some(TraceIndex {
+                        policy: policy_index,
+                        binding: trace.bindings.len(),
+                        evaluation: bt.evaluations.len(),
+                        validation,
+                    });
+                }
+                for (key, action) in &outcome.audit {
+                    match action {
+                        AuditAnnotationAction::Publish(v) => collector.add(key, v),
+                        AuditAnnotationAction::Error(e) => {
+                            response.deny_audit_annotation_error(&name, &b.metadata.name, e);
+                        }
+                        AuditAnnotationAction::Exclude => {}
+                    }
+                }
+                bt.evaluations.push(evaluation);
+            }
+            trace.bindings.push(bt);
+        }
+        response.publish(&name, collector);
+        out.policies.push(trace);
+    }
+
+    // §1.8: the validation_failure annotation, then the first denial.
+    if let Some(v) = response.validation_failure() {
+        response.audit_annotations.insert(VALIDATION_FAILURE_ANNOTATION_KEY.to_string(), v);
+    }
+    let status = response.denied.first().map(|d| {
+        let name = resource_name_for_error(
+            &request.name,
+            request.object.as_ref().or(request.old_object.as_ref()),
+        );
+        forbidden_status(d, &request.resource.group, &request.resource.resource, &name)
+    });
+    if let (Some(at), Some(_)) = (first, &status) {
+        if let Some(v) = out
+            .policies
+            .get_mut(at.policy)
+            .and_then(|p| p.bindings.get_mut(at.binding))
+            .and_then(|b| b.evaluations.get_mut(at.evaluation))
+            .and_then(|e| e.validations.get_mut(at.validation))
+        {
+            v.first_denial = true;
+        }
+    }
+    out.response = AdmissionResponse {
+        allowed: status.is_none(),
+        status,
+        warnings: response.warnings.texts(),
+        audit_annotations: response.audit_annotations,
+    };
+    out
+}
+
+fn policy_config_error(
+    response: &mut Response,
+    trace: &mut PolicyTrace,
+    policy: &str,
+    fp: Option<&str>,
+    err: &str,
+) {
+    trace.configuration_error = Some(err.to_string());
+    trace.reason = format!("configuration error: {err}");
+    if let Some(d) = configuration_error(fp, ConfigErrorScope::Policy, err) {
+        response.deny_configuration(policy, None, d);
+    }
+}
+
+fn binding_config_error(
+    response: &mut Response,
+    trace: &mut BindingTrace,
+    policy: &str,
+    fp: Option<&str>,
+    err: &str,
+) {
+    trace.configuration_error = Some(err.to_string());
+    trace.reason = format!("configuration error: {err}");
+    if let Some(d) = configuration_error(fp, ConfigErrorScope::Binding, err) {
+        response.deny_configuration(policy, Some(&trace.name), d);
+    }
+}
+
+/// The 404 the apiserver returns when the request's namespace does not exist.
+fn namespace_not_found(ns: &str) -> Status {
+    Status {
+        kind: "Status",
+        api_version: "v1",
+        metadata: BTreeMap::new(),
+        status: "Failure",
+        message: format!("namespaces \"{ns}\" not found"),
+        reason: "NotFound".into(),
+        details: StatusDetails {
+            name: ns.to_string(),
+            group: String::new(),
+            kind: "namespaces".into(),
+            causes: Vec::<StatusCause>::new(),
+        },
+        code: 404,
+    }
+}
+
+/// `namespaceObject` without the fields the apiserver strips (spec §4.2).
+fn strip_namespace(ns: &Json) -> Json {
+    let mut ns = ns.clone();
+    if let Some(meta) = ns.get_mut("metadata").and_then(Json::as_object_mut) {
+        meta.remove("managedFields");
+        meta.remove("ownerReferences");
+        meta.remove("selfLink");
+    }
+    ns
+}
+
+fn param_ref(o: &Json) -> ParamRefTrace {
+    let meta = o.get("metadata");
+    let get = |k: &str| {
+        meta.and_then(|m| m.get(k)).and_then(Json::as_str).unwrap_or_default().to_string()
+    };
+    ParamRefTrace { namespace: get("namespace"), name: get("name") }
+}
+
+/// A sentence for why a MatchResources did not select the request.
+pub fn describe(why: &NoMatchReason) -> String {
+    match why {
+        NoMatchReason::NamespaceSelector { namespace, requirement } => {
+            format!(
+                "namespace {namespace:?} does not satisfy the namespaceSelector ({requirement})"
+            )
+        }
+        NoMatchReason::ObjectSelector { requirement } => {
+            format!("the object's labels do not satisfy the objectSelector ({requirement})")
+        }
+        NoMatchReason::Excluded { rule } => format!("excluded by excludeResourceRules[{rule}]"),
+        NoMatchReason::NoRule { rules } => {
+            let parts: Vec<String> = rules
+                .iter()
+                .map(|(i, m)| {
+                    let what = match m {
+                        RuleMismatch::Scope => "scope",
+                        RuleMismatch::Operation => "operations",
+                        RuleMismatch::ApiGroup => "apiGroups",
+                        RuleMismatch::ApiVersion => "apiVersions",
+                        RuleMismatch::Resource => "resources",
+                        RuleMismatch::ResourceName => "resourceNames",
+                    };
+                    format!("resourceRules[{i}] differs in {what}")
+                })
+                .collect();
+            if parts.is_empty() {
+                "no resourceRules".into()
+            } else {
+                parts.join("; ")
+            }
+        }
+    }
+}
+
+/// Positioned diagnostics for every expression of `policy` that failed to compile.
+pub(super) fn compile_diagnostics(
+    text: &str,
+    manifests: &Manifests,
+    policy: &Loaded<ValidatingAdmissionPolicy>,
+    compiled: &CompiledPolicy,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let name = &policy.object.metadata.name;
+    let mut push = |path: String, c: &crate::cel::compile::Compiled| {
+        if c.error.is_none() {
+            return;
+        }
+        let field = format!("ValidatingAdmissionPolicy/{name}: {path}");
+        let whole = manifests.locate(&policy.source, &path);
+        for issue in &c.issues {
+            let mut d =
+                Diagnostic::error("cel-compile", issue.message.clone()).with_field(field.clone());
+            let located = issue.span.and_then(|span| {
+                let at = |offset: u32| {
+                    manifests.locate_in_string(
+                        text,
+                        &policy.source,
+                        &path,
+                        &c.source,
+                        offset as usize,
+                    )
+                };
+                let start = at(span.start)?.start;
+                let end = at(span.end).map(|s| s.start).unwrap_or(start);
+                Some(Span { start, end: end.max(start) })
+            });
+            match (located, whole) {
+                (Some(span), Some((document, _))) => {
+                    d = d.with_span(span, SourceRef::Manifest { document })
+                }
+                (None, Some((document, pos))) => {
+                    d = d.with_span(pos.span, SourceRef::Manifest { document })
+                }
+                _ => {}
+            }
+            out.push(d);
+        }
+    };
+    for (i, v) in compiled.variables.iter().enumerate() {
+        push(format!("spec.variables[{i}].expression"), &v.compiled);
+    }
+    for (i, (_, c)) in compiled.match_conditions.iter().enumerate() {
+        push(format!("spec.matchConditions[{i}].expression"), c);
+    }
+    for (i, v) in compiled.validations.iter().enumerate() {
+        push(format!("spec.validations[{i}].expression"), &v.expression);
+        if let Some(m) = &v.message_expression {
+            push(format!("spec.validations[{i}].messageExpression"), m);
+        }
+    }
+    for (i, (_, c)) in compiled.audit_annotations.iter().enumerate() {
+        push(format!("spec.auditAnnotations[{i}].valueExpression"), c);
+    }
+    out
+}

@@ -1,0 +1,54 @@
+//! A compiled set of manifests: loaded, defaulted, API-validated and compiled once, then
+//! evaluated against any number of requests (what an editor extension keeps between keystrokes).
+
+use super::compile::{CelCompiler, CompiledPolicy};
+use super::manifests::{load_manifests, Manifests};
+use crate::diagnostic::Diagnostic;
+use crate::environment::{EnvironmentMode, KubeVersion};
+
+/// Manifests ready to evaluate.
+pub struct PolicySet {
+    /// The manifest text every manifest diagnostic's span indexes.
+    pub text: String,
+    pub manifests: Manifests,
+    pub version: KubeVersion,
+    /// The StoredExpressions compiler evaluation uses.
+    pub compiler: CelCompiler,
+    /// `compiled[i]` belongs to `manifests.policies[i]`.
+    pub compiled: Vec<CompiledPolicy>,
+    /// Loading, API validation and compile problems (request-independent).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl PolicySet {
+    pub fn new(text: &str, version: KubeVersion) -> PolicySet {
+        let manifests = load_manifests(text);
+        let compiler = CelCompiler::new(version, EnvironmentMode::StoredExpressions);
+        let compiled: Vec<CompiledPolicy> =
+            manifests.policies.iter().map(|p| CompiledPolicy::new(&p.object, &compiler)).collect();
+        let mut diagnostics = manifests.diagnostics.clone();
+        let mut cel = Vec::new();
+        for (p, c) in manifests.policies.iter().zip(&compiled) {
+            cel.extend(super::dispatcher::compile_diagnostics(text, &manifests, p, c));
+        }
+        // API validation compiles new expressions with the NewExpressions environment (spec §7.4).
+        // Expressions that fail at evaluation too are reported once, with positions, by `cel`;
+        // what remains are the version-gate rejections and the non-CEL rules.
+        let validation = CelCompiler::new(version, EnvironmentMode::NewExpressions);
+        for d in manifests.validate(&validation) {
+            let duplicate = cel
+                .iter()
+                .any(|c| c.field.ends_with(&format!(": {}", d.field)) && same_policy(c, &d));
+            if !duplicate {
+                diagnostics.push(d);
+            }
+        }
+        diagnostics.extend(cel);
+        PolicySet { text: text.to_string(), manifests, version, compiler, compiled, diagnostics }
+    }
+}
+
+/// Both diagnostics point into the same manifest document.
+fn same_policy(a: &Diagnostic, b: &Diagnostic) -> bool {
+    a.source.is_some() && a.source == b.source
+}

@@ -1,0 +1,126 @@
+//! Runs every scenario in `tests/cases/<name>/` through the whole pipeline (see
+//! `tests/cases/README.md`). Each case's `expect` block (hand-written from the spec) is asserted;
+//! the full result is compared with `expected.json` (`UPDATE_EXPECT=1` rewrites it).
+
+use serde_json::{json, Value};
+use std::fs;
+use std::path::{Path, PathBuf};
+use vap_eval::admission::yaml::parse_stream;
+use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests};
+
+fn yaml(text: &str) -> Value {
+    let (docs, errors) = parse_stream(text);
+    assert!(errors.is_empty(), "{errors:?}");
+    docs.into_iter().map(|d| d.value).find(|v| !v.is_null()).unwrap_or(Value::Null)
+}
+
+/// Build the input of one case directory.
+pub fn case_input(dir: &Path) -> (EvaluateInput, Value) {
+    let case = yaml(&fs::read_to_string(dir.join("case.yaml")).expect("case.yaml"));
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .expect("case dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    let mut manifests = Vec::new();
+    let mut input = EvaluateInput::default();
+    for f in files {
+        let name = f.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
+        let text = fs::read_to_string(&f).expect("read");
+        match name.as_str() {
+            "case" => {}
+            "object" => input.object = Some(Document::Text(text)),
+            "oldObject" => input.old_object = Some(Document::Text(text)),
+            _ => manifests.push(Document::Text(text)),
+        }
+    }
+    input.manifests = Manifests::List(manifests);
+    if let Some(r) = case.get("request") {
+        input.request = Some(Document::Object(r.clone()));
+    }
+    input.kubernetes_version =
+        case.get("kubernetesVersion").and_then(Value::as_str).map(str::to_string);
+    (input, case)
+}
+
+fn check_expectations(name: &str, result: &Value, expect: &Value) -> Vec<String> {
+    let mut failures = Vec::new();
+    let response = &result["response"];
+    let mut eq = |what: &str, got: &Value, want: &Value| {
+        if got != want {
+            failures.push(format!("{name}: {what}:\n    got:  {got}\n    want: {want}"));
+        }
+    };
+    if let Some(w) = expect.get("allowed") {
+        eq("allowed", &response["allowed"], w);
+    }
+    if let Some(w) = expect.get("code") {
+        eq("code", &response["status"]["code"], w);
+    }
+    if let Some(w) = expect.get("reason") {
+        eq("reason", &response["status"]["reason"], w);
+    }
+    if let Some(w) = expect.get("message") {
+        eq("message", &response["status"]["message"], w);
+    }
+    if let Some(w) = expect.get("warnings") {
+        eq("warnings", &response["warnings"], w);
+    }
+    if let Some(w) = expect.get("auditAnnotations") {
+        eq("auditAnnotations", &response["auditAnnotations"], w);
+    }
+    if let Some(codes) = expect.get("diagnostics").and_then(Value::as_array) {
+        let present: Vec<&str> = result["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d["code"].as_str())
+            .collect();
+        for c in codes.iter().filter_map(Value::as_str) {
+            if !present.contains(&c) {
+                failures.push(format!("{name}: expected a {c:?} diagnostic, got {present:?}"));
+            }
+        }
+    }
+    failures
+}
+
+#[test]
+fn cases() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
+        .expect("tests/cases")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 30, "expected the case directories, found {}", dirs.len());
+    let mut failures = Vec::new();
+    for dir in &dirs {
+        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let (input, case) = case_input(dir);
+        let result = serde_json::to_value(evaluate(&input)).expect("serialise");
+        failures.extend(check_expectations(
+            &name,
+            &result,
+            case.get("expect").unwrap_or(&json!({})),
+        ));
+        let expected_path = dir.join("expected.json");
+        let pretty = serde_json::to_string_pretty(&result).expect("pretty") + "\n";
+        if update {
+            fs::write(&expected_path, &pretty).expect("write expected.json");
+        } else {
+            match fs::read_to_string(&expected_path) {
+                Ok(old) if old == pretty => {}
+                Ok(_) => failures.push(format!(
+                    "{name}: result differs from expected.json (review, then UPDATE_EXPECT=1)"
+                )),
+                Err(_) => failures
+                    .push(format!("{name}: expected.json missing (UPDATE_EXPECT=1 writes it)")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} problem(s):\n{}", failures.len(), failures.join("\n"));
+}
