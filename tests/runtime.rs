@@ -424,7 +424,13 @@ fn cost_limit_cancels() {
 type BenchCase = (String, String, Json);
 
 fn bench_inputs() -> Option<(Json, Vec<BenchCase>)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench");
+    // `shared/` sits beside the repository (`../shared`); from a worktree under `wt/` it is
+    // one level further up.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = ["../shared/bench", "../../shared/bench"]
+        .iter()
+        .map(|d| root.join(d))
+        .find(|d| d.is_dir())?;
     let dep = std::fs::read_to_string(dir.join("deployment.json")).ok()?;
     let exprs = std::fs::read_to_string(dir.join("expressions.json")).ok()?;
     let dep: Json = serde_json::from_str(&dep).ok()?;

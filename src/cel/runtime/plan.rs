@@ -75,6 +75,8 @@ pub(crate) struct Call {
     pub overloads: Box<[Rc<Overload>]>,
     pub args: Box<[Node]>,
     pub loc: Loc,
+    /// The Kubernetes estimator knows this function name (decided once, at plan time).
+    pub k8s_named: bool,
 }
 
 pub(crate) struct Fold {
@@ -638,6 +640,7 @@ impl Planner<'_> {
             overloads: overloads.into(),
             args: planned.into(),
             loc: l,
+            k8s_named: crate::cel::stdlib::cost::k8s_names(function),
         })))
     }
 }
