@@ -492,3 +492,36 @@ fn perf() {
     }
     println!("{:32} {total:8.3} µs", "Σ14");
 }
+
+/// `tests/overload_ids.txt` lists every overload id the runtime implements, for the
+/// cross-check against the declarations. Registry ids must match it exactly; ids the planner
+/// implements itself (operators that are not plain calls) are listed after `# planner`.
+#[test]
+fn overload_id_list() {
+    let text = include_str!("overload_ids.txt");
+    let mut listed: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line == "# planner" {
+            break;
+        }
+        if !line.is_empty() && !line.starts_with('#') {
+            listed.push(line);
+        }
+    }
+    let ids = Registry::standard().ids();
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        let planner = text.split_once("# planner").map(|(_, p)| p).unwrap_or("\n");
+        let mut out = String::from("# Overload ids implemented by the runtime (cel-go ids), one per line.\n# Regenerate: UPDATE_EXPECT=1 cargo test --test runtime overload_id_list\n");
+        for id in &ids {
+            out.push_str(id);
+            out.push('\n');
+        }
+        out.push_str("# planner");
+        out.push_str(planner);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/overload_ids.txt");
+        std::fs::write(path, out).ok();
+        return;
+    }
+    assert_eq!(listed, ids);
+}

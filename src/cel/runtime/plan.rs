@@ -622,6 +622,11 @@ impl Planner<'_> {
         if overloads.is_empty() {
             overloads = self.registry.candidates(function, member, arity);
         }
+        if overloads.is_empty() && !member {
+            // Macro expansions may call a member overload in global form
+            // (`@sortByAssociatedKeys(list, keys)`); the argument layout is the same.
+            overloads = self.registry.candidates(function, true, arity);
+        }
         if overloads.is_empty() {
             return Err(PlanError {
                 message: format!("undeclared reference to '{function}' (in container '')"),
