@@ -525,3 +525,29 @@ fn overload_id_list() {
     }
     assert_eq!(listed, ids);
 }
+
+/// Hostile inputs produce errors, never panics.
+#[test]
+fn no_panics_on_hostile_input() {
+    for e in [
+        "timestamp('2009-02-13T23:31:30Z').getHours('+99999999999999:99')",
+        "timestamp('2009-02-13T23:31:30Z').getHours('x:y')",
+        "timestamp('2009-02-13T23:31:30Z').getHours('Not/AZone')",
+        "'é'.substring(0, 1) + 'é'.charAt(1)",
+        "'%.999999999f'.format([1.0])",
+        "duration('9999999999999999999h')",
+        "timestamp('0000-01-01T00:00:00Z')",
+        "timestamp('2009-02-13T23:31:30Z') - timestamp('0001-01-01T00:00:00Z')",
+        "-9223372036854775808 * -1",
+        "[[[[1]]]].flatten(9223372036854775807)",
+        "lists.range(-5).size()",
+        "{'a': 1}[[]]",
+        "[1][1u]",
+        "'a'.matches('(')",
+        "double('1e400')",
+        "uint(1e20)",
+    ] {
+        let _ = run(e);
+    }
+    assert!(run("'a'.matches('(')").starts_with("error: error parsing regexp"));
+}
