@@ -7,6 +7,7 @@ use crate::admission::policy_set::PolicySet;
 use crate::admission::request::{derive_request, AdmissionRequest, RequestInput};
 use crate::admission::trace::PolicyTrace;
 use crate::admission::yaml::parse_stream;
+use crate::cel::checker::ExpectedResult;
 use crate::cel::runtime::CostTracker;
 use crate::cel::value::Value;
 use crate::diagnostic::{Diagnostic, Severity, SourceRef};
@@ -272,7 +273,8 @@ pub fn typecheck(input: &EvaluateInput) -> TypecheckResult {
 #[serde(rename_all = "camelCase", default)]
 pub struct ExpressionOptions {
     pub kubernetes_version: Option<String>,
-    /// `validation` (default), `messageExpression`, `matchCondition`, `auditAnnotation`, `variable`.
+    /// `validation`, `messageExpression`, `matchCondition`, `auditAnnotation`, `variable`: its
+    /// variables and required result type. Default: a validation's variables, any result type.
     pub kind: Option<String>,
 }
 
@@ -289,19 +291,23 @@ pub struct ExpressionResult {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-fn expression_kind(s: Option<&str>) -> Result<ExpressionKind, String> {
-    Ok(match s.unwrap_or("validation") {
-        "validation" => ExpressionKind::Validation,
-        "messageExpression" => ExpressionKind::MessageExpression,
-        "matchCondition" => ExpressionKind::MatchCondition,
-        "auditAnnotation" => ExpressionKind::AuditAnnotation,
-        "variable" => ExpressionKind::Variable,
-        other => {
+/// The expression kind named in the options, and the result type it must have. Without a
+/// kind: the environment of a validation, any result type (a scratchpad).
+fn expression_kind(s: Option<&str>) -> Result<(ExpressionKind, ExpectedResult), String> {
+    let kind = match s {
+        None => return Ok((ExpressionKind::Validation, ExpectedResult::Any)),
+        Some("validation") => ExpressionKind::Validation,
+        Some("messageExpression") => ExpressionKind::MessageExpression,
+        Some("matchCondition") => ExpressionKind::MatchCondition,
+        Some("auditAnnotation") => ExpressionKind::AuditAnnotation,
+        Some("variable") => ExpressionKind::Variable,
+        Some(other) => {
             return Err(format!(
                 "unknown expression kind {other:?}: expected validation, messageExpression, matchCondition, auditAnnotation or variable"
             ))
         }
-    })
+    };
+    Ok((kind, kind.expected_result()))
 }
 
 /// Check and evaluate one CEL expression in the environment of a VAP expression (spec §4.2).
@@ -314,7 +320,7 @@ pub fn evaluate_expression(
 ) -> ExpressionResult {
     let mut out = ExpressionResult::default();
     let version = version_of(options.kubernetes_version.as_deref(), &mut out.diagnostics);
-    let kind = match expression_kind(options.kind.as_deref()) {
+    let (kind, expected) = match expression_kind(options.kind.as_deref()) {
         Ok(k) => k,
         Err(e) => {
             out.diagnostics
@@ -337,7 +343,7 @@ pub fn evaluate_expression(
     for name in variables.keys().filter(|k| !standard.contains(&k.as_str())) {
         decls.add_variable(name, crate::cel::types::Type::Dyn);
     }
-    let compiled = compiler.compile_in(expression, kind, &decls);
+    let compiled = compiler.compile_in(expression, kind, &decls, expected);
     let source = SourceRef::Expression { expression: expression.to_string() };
     for issue in &compiled.issues {
         let mut d = Diagnostic::error("cel-compile", issue.message.clone());
@@ -355,7 +361,10 @@ pub fn evaluate_expression(
     match program.eval(&act, &mut tracker) {
         Ok(v) => {
             out.value = Some(v.to_json());
-            out.type_name = Some(v.type_name().to_string());
+            // The static type says more (`list(string)`) unless it is `dyn`.
+            if compiled.output_type.is_dyn_or_error() {
+                out.type_name = Some(v.type_name().to_string());
+            }
         }
         Err(e) => out.diagnostics.push(
             Diagnostic::error("cel-runtime", e.message.clone()).with_span(e.span, source.clone()),

@@ -13,7 +13,7 @@
 
 use super::types::ValidatingAdmissionPolicy;
 use super::validation::{CompileRequest, ExpressionCompiler};
-use crate::cel::checker::CheckOptions;
+use crate::cel::checker::{CheckOptions, ExpectedResult};
 use crate::cel::compile::{compile, CompileOptions, Compiled};
 use crate::cel::decls::Declarations;
 use crate::cel::parser::ParseOptions;
@@ -123,17 +123,20 @@ impl CelCompiler {
         scope: &VariableScope,
     ) -> Compiled {
         let decls = self.declarations(kind, scope);
-        self.compile_in(expression, kind, &decls)
+        self.compile_in(expression, kind, &decls, kind.expected_result())
     }
 
-    /// Compile one expression of `kind` against explicit declarations (e.g. with extra variables).
+    /// Compile one expression of `kind` against explicit declarations (e.g. with extra variables),
+    /// requiring `expected` as its result type.
     pub fn compile_in(
         &self,
         expression: &str,
         kind: ExpressionKind,
         decls: &Declarations,
+        expected: ExpectedResult,
     ) -> Compiled {
-        compile(expression, decls, &self.registry, &self.options(kind))
+        let options = CompileOptions { expected, ..self.options(kind) };
+        compile(expression, decls, &self.registry, &options)
     }
 }
 
