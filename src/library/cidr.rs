@@ -147,6 +147,32 @@ pub fn cidr_cost(arg_len: u64) -> u64 {
     arg_len.div_ceil(10)
 }
 
+// ---------------------------------------------------------------------------------------------
+// CEL declarations (apiserver overload ids, in the apiserver's declaration order)
+
+/// Declare the CIDR functions (apiserver `cidrLibraryDecls`) and the type identifier
+/// `net.CIDR` (see [`super::ip::declare`]).
+pub fn declare(d: &mut crate::cel::decls::Declarations) {
+    use crate::cel::decls::{ObjectTypeDecl, OverloadDecl as O};
+    use crate::cel::types::Type::{self, Bool, Int, String};
+    let cidr = || Type::object(super::type_name::CIDR);
+    let ip = || Type::object(super::type_name::IP);
+    d.add_object(ObjectTypeDecl { name: super::type_name::CIDR.to_string(), fields: Vec::new() });
+    d.add_overload("cidr", O::global("string_to_cidr", vec![String], cidr()));
+    d.add_overload("containsIP", O::member("cidr_contains_ip_string", vec![cidr(), String], Bool));
+    d.add_overload("containsIP", O::member("cidr_contains_ip_ip", vec![cidr(), ip()], Bool));
+    d.add_overload(
+        "containsCIDR",
+        O::member("cidr_contains_cidr_string", vec![cidr(), String], Bool),
+    );
+    d.add_overload("containsCIDR", O::member("cidr_contains_cidr", vec![cidr(), cidr()], Bool));
+    d.add_overload("ip", O::member("cidr_ip", vec![cidr()], ip()));
+    d.add_overload("prefixLength", O::member("cidr_prefix_length", vec![cidr()], Int));
+    d.add_overload("masked", O::member("cidr_masked", vec![cidr()], cidr()));
+    d.add_overload("isCIDR", O::global("is_cidr", vec![String], Bool));
+    d.add_overload("string", O::global("cidr_to_string", vec![cidr()], String));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

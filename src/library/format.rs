@@ -397,6 +397,45 @@ pub fn validate_cost(format: NamedFormat, str_len: u64) -> u64 {
     (str_len + 1).div_ceil(10) * format.max_regex_size().div_ceil(4)
 }
 
+// ---------------------------------------------------------------------------------------------
+// CEL declarations (apiserver overload ids, in the apiserver's declaration order)
+
+/// The zero-argument constructors, by CEL name (`format.<name>()`; the overload id is the
+/// function name), in [`NamedFormat::named`]'s order.
+pub const CONSTRUCTORS: [&str; 13] = [
+    "dns1123Label",
+    "dns1123Subdomain",
+    "dns1035Label",
+    "qualifiedName",
+    "dns1123LabelPrefix",
+    "dns1123SubdomainPrefix",
+    "dns1035LabelPrefix",
+    "labelValue",
+    "uri",
+    "uuid",
+    "byte",
+    "date",
+    "datetime",
+];
+
+/// Declare `validate`, `format.named` and the constructors (apiserver `formatLibraryDecls`,
+/// `ConstantFormats`). Overload ids use dashes (`format-validate`), as upstream.
+pub fn declare(d: &mut crate::cel::decls::Declarations) {
+    use crate::cel::decls::OverloadDecl as O;
+    use crate::cel::types::Type;
+    let f = || Type::object(super::type_name::NAMED_FORMAT);
+    let errors = Type::optional(Type::list(Type::String));
+    d.add_overload("validate", O::member("format-validate", vec![f(), Type::String], errors));
+    d.add_overload(
+        "format.named",
+        O::global("format-named", vec![Type::String], Type::optional(f())),
+    );
+    for name in CONSTRUCTORS {
+        let function = format!("format.{name}");
+        d.add_overload(&function, O::global(&function, vec![], f()));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

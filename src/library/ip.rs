@@ -409,6 +409,33 @@ pub fn is_canonical_cost(arg_len: u64) -> u64 {
     (arg_len * 2).div_ceil(10)
 }
 
+// ---------------------------------------------------------------------------------------------
+// CEL declarations (apiserver overload ids, in the apiserver's declaration order)
+
+/// Declare the IP functions (apiserver `ipLibraryDecls`) and the type identifier `net.IP`
+/// (the apiserver declares it as a variable of type `type(net.IP)`; we declare it as a type
+/// name, which checks and evaluates the same).
+pub fn declare(d: &mut crate::cel::decls::Declarations) {
+    use crate::cel::decls::{ObjectTypeDecl, OverloadDecl as O};
+    use crate::cel::types::Type::{self, Bool, Int, String};
+    let ip = || Type::object(super::type_name::IP);
+    d.add_object(ObjectTypeDecl { name: super::type_name::IP.to_string(), fields: Vec::new() });
+    d.add_overload("ip", O::global("string_to_ip", vec![String], ip()));
+    d.add_overload("family", O::member("ip_family", vec![ip()], Int));
+    d.add_overload("ip.isCanonical", O::global("ip_is_canonical", vec![String], Bool));
+    for (function, id) in [
+        ("isUnspecified", "ip_is_unspecified"),
+        ("isLoopback", "ip_is_loopback"),
+        ("isLinkLocalMulticast", "ip_is_link_local_multicast"),
+        ("isLinkLocalUnicast", "ip_is_link_local_unicast"),
+        ("isGlobalUnicast", "ip_is_global_unicast"),
+    ] {
+        d.add_overload(function, O::member(id, vec![ip()], Bool));
+    }
+    d.add_overload("isIP", O::global("is_ip", vec![String], Bool));
+    d.add_overload("string", O::global("ip_to_string", vec![ip()], String));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

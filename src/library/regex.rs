@@ -339,6 +339,22 @@ pub fn find_cost(str_len: u64, regex_len: u64) -> u64 {
     (str_len + 1).div_ceil(10) * regex_len.div_ceil(4)
 }
 
+// ---------------------------------------------------------------------------------------------
+// CEL declarations (apiserver overload ids, in the apiserver's declaration order)
+
+/// Declare `find` and `findAll` (apiserver `regexLibraryDecls`).
+pub fn declare(d: &mut crate::cel::decls::Declarations) {
+    use crate::cel::decls::OverloadDecl as O;
+    use crate::cel::types::Type::{Int, String};
+    let strings = || crate::cel::types::Type::list(String);
+    d.add_overload("find", O::member("string_find_string", vec![String, String], String));
+    d.add_overload("findAll", O::member("string_find_all_string", vec![String, String], strings()));
+    d.add_overload(
+        "findAll",
+        O::member("string_find_all_string_int", vec![String, String, Int], strings()),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

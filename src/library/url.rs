@@ -505,6 +505,29 @@ pub fn url_cost(arg_len: u64) -> u64 {
     arg_len.div_ceil(10)
 }
 
+// ---------------------------------------------------------------------------------------------
+// CEL declarations (apiserver overload ids, in the apiserver's declaration order)
+
+/// Declare `url`, `isURL` and the `kubernetes.URL` accessors (apiserver `urlLibraryDecls`).
+pub fn declare(d: &mut crate::cel::decls::Declarations) {
+    use crate::cel::decls::OverloadDecl as O;
+    use crate::cel::types::Type;
+    let url = || Type::object(super::type_name::URL);
+    d.add_overload("url", O::global("string_to_url", vec![Type::String], url()));
+    for (function, id) in [
+        ("getScheme", "url_get_scheme"),
+        ("getHost", "url_get_host"),
+        ("getHostname", "url_get_hostname"),
+        ("getPort", "url_get_port"),
+        ("getEscapedPath", "url_get_escaped_path"),
+    ] {
+        d.add_overload(function, O::member(id, vec![url()], Type::String));
+    }
+    let query = Type::map(Type::String, Type::list(Type::String));
+    d.add_overload("getQuery", O::member("url_get_query", vec![url()], query));
+    d.add_overload("isURL", O::global("is_url_string", vec![Type::String], Type::Bool));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
