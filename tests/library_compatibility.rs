@@ -379,3 +379,36 @@ fn spec_type_check_examples() {
     // Standard and extension functions sharing a name with library functions keep working.
     assert_eq!(stored("'abc'.indexOf('b') == 1 && string(1) == '1'", 37), Ok("bool".into()));
 }
+
+#[test]
+fn every_declared_overload_has_an_implementation() {
+    // Declarations (checker) and implementations (runtime) are written separately; they must
+    // agree on ids, shape (member or global) and arity.
+    let registry = vap_eval::library::registry();
+    let features = Features::for_version(KubeVersion::NEWEST, EnvironmentMode::StoredExpressions);
+    let base = vap_eval::environment::base_declarations(&features);
+    let mut missing = Vec::new();
+    for (function, id) in kubernetes_overloads(&features) {
+        let decl = base.function(&function).unwrap();
+        let o = decl.overloads.iter().find(|o| *o.id == *id).unwrap();
+        match registry.by_id(&id) {
+            Some(imp)
+                if imp.function == function
+                    && imp.member == o.member
+                    && imp.arity == o.params.len() => {}
+            other => missing.push(format!("{function} {id}: {other:?}")),
+        }
+    }
+    assert!(missing.is_empty(), "declared without a matching implementation: {missing:?}");
+    // And the other way: every Kubernetes implementation is declared at the newest version.
+    let std = vap_eval::cel::stdlib::Registry::standard();
+    let std_ids: BTreeSet<&str> = std.ids().into_iter().collect();
+    let declared: BTreeSet<String> =
+        kubernetes_overloads(&features).into_iter().map(|(_, id)| id).collect();
+    let undeclared: Vec<&str> = registry
+        .ids()
+        .into_iter()
+        .filter(|id| !std_ids.contains(id) && !declared.contains(*id))
+        .collect();
+    assert!(undeclared.is_empty(), "implemented but not declared: {undeclared:?}");
+}

@@ -89,3 +89,191 @@ pub fn declare(d: &mut Declarations, version: u32) {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// CEL implementations
+
+use crate::cel::stdlib::cost::traversal_cost;
+use crate::cel::stdlib::{Ctx, Fail, Registry, R};
+use crate::cel::value::{compare, List, Value};
+use std::cmp::Ordering;
+
+fn list<'v, 'a>(v: &'v Value<'a>) -> Result<&'v List<'a>, Fail> {
+    match v {
+        Value::List(l) => Ok(l),
+        _ => Err(Fail::NoMatch),
+    }
+}
+
+/// cel-go `traits.Comparer` values (the element kinds these functions accept).
+fn is_comparer(v: &Value<'_>) -> bool {
+    use Value::*;
+    matches!(
+        v,
+        Bool(_) | Int(_) | Uint(_) | Double(_) | String(_) | Bytes(_) | Duration(_) | Timestamp(_)
+    )
+}
+
+/// `prev.Compare(next) == 1`; a failed comparison (mixed kinds) counts as "not greater", as in
+/// the apiserver.
+fn greater(prev: &Value<'_>, next: &Value<'_>) -> bool {
+    compare(prev, next) == Some(Ordering::Greater)
+}
+
+fn is_sorted<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let mut prev: Option<Value<'a>> = None;
+    for next in list(&a[0])?.iter() {
+        if !is_comparer(&next) {
+            return Err(Fail::msg("no such overload"));
+        }
+        if let Some(p) = &prev {
+            if greater(p, &next) {
+                return Ok(Value::Bool(false));
+            }
+        }
+        prev = Some(next);
+    }
+    Ok(Value::Bool(true))
+}
+
+/// `min`/`max`: the first element that no later element beats (`result.Compare(next) ==
+/// prefer` replaces it).
+fn extreme<'a>(a: &[Value<'a>], name: &str, prefer: Ordering) -> R<'a> {
+    let mut result: Option<Value<'a>> = None;
+    for next in list(&a[0])?.iter() {
+        if !is_comparer(&next) {
+            return Err(Fail::msg("no such overload"));
+        }
+        match &result {
+            None => result = Some(next),
+            Some(r) if compare(r, &next) == Some(prefer) => result = Some(next),
+            _ => {}
+        }
+    }
+    result.ok_or_else(|| Fail::msg(format!("{name} called on empty list")))
+}
+fn min<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    extreme(a, "min", Ordering::Greater)
+}
+fn max<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    extreme(a, "max", Ordering::Less)
+}
+
+/// `sum` from the overload's typed zero, adding with CEL's checked arithmetic; an element of
+/// another type is `no such overload` (the zero's `Add` rejects it).
+fn sum_from<'a>(a: &[Value<'a>], zero: Value<'a>) -> R<'a> {
+    let overflow = || Fail::msg("integer overflow");
+    let mut acc = zero;
+    for next in list(&a[0])?.iter() {
+        acc = match (&acc, &next) {
+            (Value::Int(x), Value::Int(y)) => Value::Int(x.checked_add(*y).ok_or_else(overflow)?),
+            (Value::Uint(x), Value::Uint(y)) => Value::Uint(
+                x.checked_add(*y).ok_or_else(|| Fail::msg("unsigned integer overflow"))?,
+            ),
+            (Value::Double(x), Value::Double(y)) => Value::Double(x + y),
+            (Value::Duration(x), Value::Duration(y)) => {
+                Value::Duration(x.checked_add(*y).ok_or_else(overflow)?)
+            }
+            _ => return Err(Fail::msg("no such overload")),
+        };
+    }
+    Ok(acc)
+}
+fn sum_int<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    sum_from(a, Value::Int(0))
+}
+fn sum_uint<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    sum_from(a, Value::Uint(0))
+}
+fn sum_double<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    sum_from(a, Value::Double(0.0))
+}
+fn sum_duration<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    sum_from(a, Value::Duration(0))
+}
+
+fn index_of<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let l = list(&a[0])?;
+    let i = l.iter().position(|x| x.equals(&a[1]));
+    Ok(Value::Int(i.map_or(-1, |i| i as i64)))
+}
+fn last_index_of<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let l = list(&a[0])?;
+    let i = (0..l.len()).rev().find(|&i| l.get(i).is_some_and(|x| x.equals(&a[1])));
+    Ok(Value::Int(i.map_or(-1, |i| i as i64)))
+}
+fn includes<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(match &a[0] {
+        Value::List(l) => l.iter().any(|x| x.equals(&a[1])),
+        target => target.equals(&a[1]),
+    }))
+}
+/// `includes` costs the traversal of its receiver, like the other list functions (spec §5.2).
+fn includes_cost(a: &[Value<'_>], _: Option<&Value<'_>>) -> u64 {
+    a.first().map_or(0, traversal_cost)
+}
+
+/// Overload ids by element type, in [`COMPARABLE`] / [`SUMMABLE`] order.
+const IS_SORTED_IDS: [&str; 8] = [
+    "list_int_is_sorted_bool",
+    "list_uint_is_sorted_bool",
+    "list_double_is_sorted_bool",
+    "list_bool_is_sorted_bool",
+    "list_duration_is_sorted_bool",
+    "list_timestamp_is_sorted_bool",
+    "list_string_is_sorted_bool",
+    "list_bytes_is_sorted_bool",
+];
+const MAX_IDS: [&str; 8] = [
+    "list_int_max_int",
+    "list_uint_max_uint",
+    "list_double_max_double",
+    "list_bool_max_bool",
+    "list_duration_max_duration",
+    "list_timestamp_max_timestamp",
+    "list_string_max_string",
+    "list_bytes_max_bytes",
+];
+const MIN_IDS: [&str; 8] = [
+    "list_int_min_int",
+    "list_uint_min_uint",
+    "list_double_min_double",
+    "list_bool_min_bool",
+    "list_duration_min_duration",
+    "list_timestamp_min_timestamp",
+    "list_string_min_string",
+    "list_bytes_min_bytes",
+];
+const SUM_IDS: [&str; 4] = [
+    "list_int_sum_int",
+    "list_uint_sum_uint",
+    "list_double_sum_double",
+    "list_duration_sum_duration",
+];
+
+/// Register the lists implementations (v0 costs: apiserver estimator, by name).
+pub fn register(r: &mut Registry) {
+    for id in IS_SORTED_IDS {
+        r.member("isSorted", id, 1, is_sorted);
+    }
+    let sums: [crate::cel::stdlib::ImplFn; 4] = [sum_int, sum_uint, sum_double, sum_duration];
+    for (id, imp) in SUM_IDS.into_iter().zip(sums) {
+        r.member("sum", id, 1, imp);
+    }
+    for id in MAX_IDS {
+        r.member("max", id, 1, max);
+    }
+    for id in MIN_IDS {
+        r.member("min", id, 1, min);
+    }
+    r.member("indexOf", "list_a_index_of_int", 2, index_of);
+    r.member("lastIndexOf", "list_a_last_index_of_int", 2, last_index_of);
+    r.add(crate::cel::stdlib::Overload {
+        id: "list_includes_dyn_dyn",
+        function: "includes",
+        member: true,
+        arity: 2,
+        imp: includes,
+        cost: Some(includes_cost),
+    });
+}

@@ -34,7 +34,9 @@ pub mod semver;
 pub mod url;
 
 use crate::cel::decls::Declarations;
+use crate::cel::stdlib::Registry;
 use crate::environment::Features;
+use std::rc::Rc;
 
 /// The CEL type names of the library types, exactly as the apiserver names them (they appear in
 /// users' error messages, e.g. `found no matching overload for 'allowed' applied to
@@ -80,5 +82,97 @@ pub fn declare(decls: &mut Declarations, features: &Features) {
     }
     if features.semver {
         semver::declare(decls);
+    }
+}
+
+/// Register every library's implementations (all versions: gating happens when checking).
+pub fn register(r: &mut Registry) {
+    url::register(r);
+    regex::register(r);
+    lists::register(r);
+    authz::register(r);
+    quantity::register(r);
+    ip::register(r);
+    cidr::register(r);
+    format::register(r);
+    semver::register(r);
+}
+
+/// The standard library, the cel-go extensions and the Kubernetes libraries, built once per
+/// thread and shared (plans keep their own references to the overloads they use).
+pub fn registry() -> Rc<Registry> {
+    thread_local! {
+        static REGISTRY: Rc<Registry> = {
+            let mut r = Registry::standard();
+            register(&mut r);
+            Rc::new(r)
+        };
+    }
+    REGISTRY.with(Rc::clone)
+}
+
+/// Helpers the library bindings share.
+pub(crate) mod bind {
+    use crate::cel::stdlib::{Fail, Overload, Registry, R};
+    use crate::cel::value::{OpaqueValue, Value};
+    use std::rc::Rc;
+
+    pub use crate::cel::stdlib::ImplFn;
+
+    /// The library value behind an opaque CEL value, or `NoMatch` (next overload).
+    pub fn opaque<'v, T: 'static>(v: &'v Value<'_>) -> Result<&'v T, Fail> {
+        match v {
+            Value::Opaque(o) => o.as_any().downcast_ref::<T>().ok_or(Fail::NoMatch),
+            _ => Err(Fail::NoMatch),
+        }
+    }
+
+    pub fn wrap<'a, T: OpaqueValue + 'static>(t: T) -> Value<'a> {
+        Value::Opaque(Rc::new(t))
+    }
+
+    pub fn string<'v>(v: &'v Value<'_>) -> Result<&'v str, Fail> {
+        match v {
+            Value::String(s) => Ok(s.as_str()),
+            _ => Err(Fail::NoMatch),
+        }
+    }
+
+    pub fn int(v: &Value<'_>) -> Result<i64, Fail> {
+        match v {
+            Value::Int(i) => Ok(*i),
+            _ => Err(Fail::NoMatch),
+        }
+    }
+
+    pub fn boolean(v: &Value<'_>) -> Result<bool, Fail> {
+        match v {
+            Value::Bool(b) => Ok(*b),
+            _ => Err(Fail::NoMatch),
+        }
+    }
+
+    /// A library error: its text is the apiserver's.
+    pub fn err<'a>(e: String) -> R<'a> {
+        Err(Fail::Err(e))
+    }
+
+    /// Code points of a string argument (cel-go `actualSize`), 1 for anything else.
+    pub fn size(v: &Value<'_>) -> u64 {
+        v.cost_size()
+    }
+
+    /// Register an overload with an optional own cost (used when the Kubernetes estimator
+    /// does not price the function by name).
+    pub fn add(
+        r: &mut Registry,
+        function: &'static str,
+        id: &'static str,
+        member: bool,
+        arity: usize,
+        imp: ImplFn,
+        cost: Option<crate::cel::stdlib::CostFn>,
+    ) {
+        r.add(Overload { id, function, member, arity, imp, cost });
     }
 }
