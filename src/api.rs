@@ -239,8 +239,7 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
             kubernetes_version,
         };
     };
-    let authorizer = |r: &AdmissionRequest| crate::library::authorizer_for(&set.manifests.rbac, r);
-    let out = dispatch(set, &request, &authorizer);
+    let out = dispatch(set, &request);
     diagnostics.extend(out.diagnostics);
     EvaluateResult {
         response: out.response,
@@ -339,7 +338,7 @@ pub fn evaluate_expression(
         var::AUTHORIZER,
     ];
     let scope = VariableScope { has_params: true, variables: None, ..VariableScope::default() };
-    let mut decls = (*compiler.declarations(kind, &scope)).clone();
+    let mut decls = compiler.declarations(kind, &scope);
     for name in variables.keys().filter(|k| !standard.contains(&k.as_str())) {
         decls.add_variable(name, crate::cel::types::Type::Dyn);
     }

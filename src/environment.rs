@@ -13,9 +13,13 @@
 //! On top of the base, each kind of expression declares its variables (spec §4.2,
 //! apiserver `pkg/admission/plugin/cel/compile.go`) and its expected result type.
 
-use crate::cel::checker::ExpectedResult;
+use crate::cel::checker::{CheckOptions, ExpectedResult};
 use crate::cel::decls::{Declarations, ObjectTypeDecl};
+use crate::cel::stdlib_decls::{self, LibraryVersions};
 use crate::cel::types::Type;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 
 /// CEL variable names, as the apiserver spells them.
 pub mod var {
@@ -41,8 +45,7 @@ pub mod type_name {
     pub const NAMESPACE_STATUS: &str = "kubernetes.NamespaceStatus";
     pub const NAMESPACE_CONDITION: &str = "kubernetes.NamespaceCondition";
     pub const VARIABLES: &str = "kubernetes.variables";
-    pub const AUTHORIZER: &str = "kubernetes.authorization.Authorizer";
-    pub const RESOURCE_CHECK: &str = "kubernetes.authorization.ResourceCheck";
+    pub use crate::library::type_name::{AUTHORIZER, RESOURCE_CHECK};
 }
 
 /// A Kubernetes minor version (1.x) we can emulate.
@@ -111,7 +114,7 @@ pub enum EnvironmentMode {
 
 /// The base-environment options a version enables (apiserver `environment/base.go`).
 /// Each field notes the version that introduced it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Features {
     /// Kubernetes lists library version: 0 (isSorted, sum, min, max, indexOf, lastIndexOf,
     /// until 1.37) or 1 (adds `includes`, 1.37).
@@ -172,6 +175,68 @@ impl Features {
     }
 }
 
+impl Features {
+    /// The cel-go extension libraries these features install (strings v0 → v2 at 1.29, sets
+    /// 1.29, optional types 1.28, two-variable comprehensions 1.32, lists v3 1.34).
+    pub fn library_versions(&self) -> LibraryVersions {
+        LibraryVersions {
+            strings: Some(self.strings),
+            lists: (self.ext_lists > 0).then_some(self.ext_lists),
+            optional: self.optional_types.then_some(LibraryVersions::LATEST),
+            sets: self.sets,
+            two_var_comprehensions: self.two_var_comprehensions,
+        }
+    }
+
+    /// The checker switches these features set. The regex validator is the runtime's to supply.
+    pub fn check_options(&self) -> CheckOptions {
+        CheckOptions {
+            cross_type_numeric_comparisons: self.cross_type_numeric_comparisons,
+            homogeneous_literals: true,
+            literal_validators: self.literal_validators,
+            regex_validator: None,
+        }
+    }
+}
+
+/// The base declarations of an environment: the standard library, the cel-go extensions and the
+/// Kubernetes libraries `features` enables, plus the request and namespace object types.
+/// Built once per distinct feature set and shared (building the standard table for every
+/// expression would dominate checking time in the playground).
+pub fn base_declarations(features: &Features) -> Rc<Declarations> {
+    thread_local! {
+        static CACHE: RefCell<HashMap<Features, Rc<Declarations>>> = RefCell::new(HashMap::new());
+    }
+    CACHE.with(|cache| {
+        cache
+            .borrow_mut()
+            .entry(*features)
+            .or_insert_with(|| {
+                let mut d = Declarations::default();
+                stdlib_decls::standard(&mut d, &features.library_versions());
+                crate::library::declare(&mut d, features);
+                declare_request_and_namespace_types(&mut d);
+                Rc::new(d)
+            })
+            .clone()
+    })
+}
+
+/// Everything one expression may reference: the base environment of `version` in `mode`
+/// ([`base_declarations`]) and the admission variables of `kind` in `scope`
+/// ([`declare_admission_variables`]). Cheap: the base is cached and shared.
+pub fn declarations(
+    version: KubeVersion,
+    mode: EnvironmentMode,
+    kind: ExpressionKind,
+    scope: &VariableScope,
+) -> Declarations {
+    let features = Features::for_version(version, mode);
+    let mut d = Declarations::extending(base_declarations(&features));
+    declare_admission_variables(&mut d, kind, scope);
+    d
+}
+
 /// The kinds of expression a ValidatingAdmissionPolicy holds (apiserver `ExpressionAccessor`
 /// implementations). Each declares its result types once (`ReturnTypes()`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -228,7 +293,9 @@ pub fn declare_admission_variables(
     kind: ExpressionKind,
     scope: &VariableScope,
 ) {
-    declare_request_and_namespace_types(decls);
+    if decls.object(type_name::ADMISSION_REQUEST).is_none() {
+        declare_request_and_namespace_types(decls);
+    }
     let object = scope.object_type.clone().unwrap_or(Type::Dyn);
     decls.add_variable(var::OBJECT, object.clone());
     decls.add_variable(var::OLD_OBJECT, object);
@@ -238,10 +305,10 @@ pub fn declare_admission_variables(
         decls.add_variable(var::PARAMS, scope.params_type.clone().unwrap_or(Type::Dyn));
     }
     if kind.has_authorizer() {
-        decls.add_variable(var::AUTHORIZER, Type::opaque(type_name::AUTHORIZER));
+        decls.add_variable(var::AUTHORIZER, Type::object(type_name::AUTHORIZER));
         decls.add_variable(
             var::REQUEST_RESOURCE_AUTHORIZER,
-            Type::opaque(type_name::RESOURCE_CHECK),
+            Type::object(type_name::RESOURCE_CHECK),
         );
     }
     if let Some(vars) = &scope.variables {

@@ -14,18 +14,14 @@
 use super::types::ValidatingAdmissionPolicy;
 use super::validation::{CompileRequest, ExpressionCompiler};
 use crate::cel::checker::{CheckOptions, ExpectedResult};
-use crate::cel::compile::{compile, CompileOptions, Compiled};
+use crate::cel::compile::{compile, regex_compiles, CompileOptions, Compiled};
 use crate::cel::decls::Declarations;
 use crate::cel::parser::ParseOptions;
 use crate::cel::stdlib::Registry;
-use crate::cel::stdlib_decls::{self, LibraryVersions};
 use crate::cel::types::Type;
 use crate::environment::{
-    declare_admission_variables, EnvironmentMode, ExpressionKind, Features, KubeVersion,
-    VariableScope,
+    declarations, EnvironmentMode, ExpressionKind, Features, KubeVersion, VariableScope,
 };
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Compiles admission expressions for one Kubernetes version and environment mode.
@@ -34,43 +30,21 @@ pub struct CelCompiler {
     pub mode: EnvironmentMode,
     features: Features,
     registry: Rc<Registry>,
-    /// The library declarations, built once per compiler.
-    base: Declarations,
-    /// Base plus admission variables, by (kind, has_params), before composition variables.
-    by_kind: RefCell<HashMap<(ExpressionKindKey, bool), Rc<Declarations>>>,
-}
-
-/// `ExpressionKind` differ only in which variables they declare (authorizer or not).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct ExpressionKindKey(bool);
-
-thread_local! {
-    static REGISTRY: Rc<Registry> = Rc::new(crate::library::registry());
 }
 
 /// Every function implementation (standard library, cel-go extensions, Kubernetes libraries).
 /// Declarations decide what a version may call; the implementations are shared.
 pub fn shared_registry() -> Rc<Registry> {
-    REGISTRY.with(Rc::clone)
+    crate::library::registry()
 }
 
 impl CelCompiler {
     pub fn new(version: KubeVersion, mode: EnvironmentMode) -> Self {
-        let features = Features::for_version(version, mode);
-        let mut base = Declarations::default();
-        let minor = match mode {
-            EnvironmentMode::StoredExpressions => version.minor,
-            EnvironmentMode::NewExpressions => version.compatibility().minor,
-        };
-        stdlib_decls::standard(&mut base, &LibraryVersions::kubernetes(minor));
-        crate::library::declare(&mut base, &features);
         CelCompiler {
             version,
             mode,
-            features,
+            features: Features::for_version(version, mode),
             registry: shared_registry(),
-            base,
-            by_kind: RefCell::new(HashMap::new()),
         }
     }
 
@@ -79,40 +53,20 @@ impl CelCompiler {
     }
 
     fn options(&self, kind: ExpressionKind) -> CompileOptions {
-        let defaults = CompileOptions::default();
         CompileOptions {
             parse: ParseOptions { backtick_identifiers: self.features.backtick_identifiers },
             check: CheckOptions {
-                cross_type_numeric_comparisons: self.features.cross_type_numeric_comparisons,
-                homogeneous_literals: true,
-                literal_validators: self.features.literal_validators,
-                regex_validator: defaults.check.regex_validator,
+                regex_validator: Some(regex_compiles),
+                ..self.features.check_options()
             },
             expected: kind.expected_result(),
         }
     }
 
-    /// The declarations one expression compiles against.
-    pub fn declarations(&self, kind: ExpressionKind, scope: &VariableScope) -> Rc<Declarations> {
-        let key = (ExpressionKindKey(kind.has_authorizer()), scope.has_params);
-        let cached = self.by_kind.borrow().get(&key).cloned();
-        let base = match cached {
-            Some(d) => d,
-            None => {
-                let mut d = self.base.clone();
-                let no_vars = VariableScope { variables: None, ..scope.clone() };
-                declare_admission_variables(&mut d, kind, &no_vars);
-                let d = Rc::new(d);
-                self.by_kind.borrow_mut().insert(key, d.clone());
-                d
-            }
-        };
-        if scope.variables.is_none() && scope.object_type.is_none() && scope.params_type.is_none() {
-            return base;
-        }
-        let mut d = (*base).clone();
-        declare_admission_variables(&mut d, kind, scope);
-        Rc::new(d)
+    /// The declarations one expression compiles against (the cached base of this version and
+    /// mode, plus the variables of `kind` in `scope`).
+    pub fn declarations(&self, kind: ExpressionKind, scope: &VariableScope) -> Declarations {
+        declarations(self.version, self.mode, kind, scope)
     }
 
     /// Compile one expression of `kind` with `scope` visible.

@@ -56,13 +56,8 @@ struct TraceIndex {
     validation: usize,
 }
 
-/// Dispatch `request` over the policies and bindings of `set`. `authorizer` builds the
-/// `authorizer` and `authorizer.requestResource` values for the request (`None`: unbound).
-pub fn dispatch(
-    set: &PolicySet,
-    request: &AdmissionRequest,
-    authorizer: &dyn Fn(&AdmissionRequest) -> Option<(Value<'static>, Value<'static>)>,
-) -> Dispatched {
+/// Dispatch `request` over the policies and bindings of `set`.
+pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
     let mut out = Dispatched {
         response: AdmissionResponse::default(),
         policies: Vec::new(),
@@ -208,7 +203,7 @@ pub fn dispatch(
             let namespace_stripped = namespace_json.map(strip_namespace);
             let namespace_object =
                 namespace_stripped.as_ref().map(Value::from_json).unwrap_or(Value::Null);
-            let authz = authorizer(request);
+            let authz = Some(set.authorizer(request));
 
             let evaluations: Vec<(Option<ParamRefTrace>, Value<'_>)> = match &params {
                 Params::Undeclared | Params::Null => vec![(None, Value::Null)],

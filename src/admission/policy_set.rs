@@ -3,8 +3,14 @@
 
 use super::compile::{CelCompiler, CompiledPolicy};
 use super::manifests::{load_manifests, Manifests};
+use super::request::AdmissionRequest;
+use crate::cel::value::Value;
 use crate::diagnostic::Diagnostic;
 use crate::environment::{EnvironmentMode, KubeVersion};
+use crate::library::authz::{
+    authorizer_value, request_resource_value, Rbac, RequestResource, UserInfo,
+};
+use std::rc::Rc;
 
 /// Manifests ready to evaluate.
 pub struct PolicySet {
@@ -18,6 +24,9 @@ pub struct PolicySet {
     pub compiled: Vec<CompiledPolicy>,
     /// Loading, API validation and compile problems (request-independent).
     pub diagnostics: Vec<Diagnostic>,
+    /// The RBAC objects supplied with the manifests, for the offline authorizer; `None` when
+    /// there are none (every check is then a NoOpinion decision).
+    pub rbac: Option<Rc<Rbac>>,
 }
 
 impl PolicySet {
@@ -44,7 +53,49 @@ impl PolicySet {
             }
         }
         diagnostics.extend(cel);
-        PolicySet { text: text.to_string(), manifests, version, compiler, compiled, diagnostics }
+        let rbac = if manifests.rbac.is_empty() {
+            None
+        } else {
+            match Rbac::from_objects(&manifests.rbac) {
+                Ok(r) => Some(Rc::new(r)),
+                Err(e) => {
+                    diagnostics.push(Diagnostic::error("rbac-invalid", e));
+                    None
+                }
+            }
+        };
+        PolicySet {
+            text: text.to_string(),
+            manifests,
+            version,
+            compiler,
+            compiled,
+            diagnostics,
+            rbac,
+        }
+    }
+
+    /// The `authorizer` and `authorizer.requestResource` values for `request`: the request's
+    /// user, answered by the supplied RBAC objects (spec §4.2).
+    pub fn authorizer(&self, request: &AdmissionRequest) -> (Value<'static>, Value<'static>) {
+        let u = &request.user_info;
+        let user = UserInfo {
+            name: u.username.clone(),
+            uid: u.uid.clone(),
+            groups: u.groups.clone(),
+            extra: u.extra.clone(),
+        };
+        let resource = RequestResource {
+            group: request.request_resource.group.clone(),
+            resource: request.request_resource.resource.clone(),
+            subresource: request.request_sub_resource.clone(),
+            namespace: request.namespace.clone(),
+            name: request.name.clone(),
+        };
+        (
+            authorizer_value(self.rbac.clone(), user.clone()),
+            request_resource_value(self.rbac.clone(), user, &resource),
+        )
     }
 }
 

@@ -153,20 +153,37 @@ pub fn compile(
     }
 }
 
-/// The checker's resolutions in the form the planner takes.
-fn runtime_refs(checked: &Checked) -> Vec<Option<RuntimeRef>> {
+/// The runtime name of a type named by an identifier (what `type(x)` returns for a value of it).
+pub fn runtime_type_name(t: &Type) -> String {
+    match t {
+        Type::List(_) => "list".into(),
+        Type::Map(..) => "map".into(),
+        Type::Optional(_) => "optional_type".into(),
+        Type::Type(_) => "type".into(),
+        Type::Null => "null_type".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The checker's resolutions in the form the planner takes (indexed by node id), so calls
+/// dispatch to exactly the overloads the checker allowed.
+pub fn runtime_refs(checked: &Checked) -> Vec<Option<RuntimeRef>> {
     checked
         .refs
         .iter()
         .map(|r| {
-            r.as_ref().and_then(|r| match r {
+            r.as_ref().map(|r| match r {
                 checker::Reference::Variable(name) => {
-                    Some(RuntimeRef { name: Some(name.clone()), overload_ids: vec![] })
+                    RuntimeRef { name: Some(name.clone()), ..Default::default() }
                 }
                 checker::Reference::Function { overloads } => {
-                    Some(RuntimeRef { name: None, overload_ids: overloads.clone() })
+                    RuntimeRef { overload_ids: overloads.clone(), ..Default::default() }
                 }
-                checker::Reference::Type(_) => None,
+                checker::Reference::Type(t) => RuntimeRef {
+                    name: Some(runtime_type_name(t)),
+                    is_type: true,
+                    ..Default::default()
+                },
             })
         })
         .collect()

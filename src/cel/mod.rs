@@ -9,6 +9,7 @@
 //! - [`value`]: runtime values, borrowing the input JSON.
 //! - [`runtime`]: planner, evaluator and cost tracker.
 //! - [`stdlib`]: function implementations keyed by cel-go overload id.
+//! - [`compile`]: parse → check → plan in one call, checker resolutions handed to the planner.
 
 pub mod ast;
 pub mod checker;

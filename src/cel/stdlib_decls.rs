@@ -413,8 +413,7 @@ fn two_var_comprehensions(b: &mut Builder) {
 /// name, overloads in declaration order. Signatures use cel-go's checker notation; member
 /// overloads print as `receiver.(args) -> result`.
 pub fn overload_table(decls: &Declarations) -> String {
-    let mut names: Vec<&String> = decls.functions.keys().collect();
-    names.sort();
+    let names = decls.function_names();
     let mut out = String::new();
     for name in names {
         let Some(f) = decls.function(name) else {

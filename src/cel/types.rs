@@ -36,13 +36,14 @@ pub enum Type {
     /// A type parameter of an overload signature (`A`, `B`, `K`, `V`), only inside declarations
     /// and during overload resolution.
     Param(Rc<str>),
-    /// An opaque type registered by a library: `kubernetes.Quantity`, `net.IP`, `net.CIDR`,
-    /// `kubernetes.URL`, `kubernetes.Semver`, `kubernetes.NamedFormat`,
-    /// `kubernetes.authorization.Authorizer`, … with optional type parameters.
+    /// An opaque type with optional type parameters. (The Kubernetes library types —
+    /// `kubernetes.Quantity`, `net.IP`, `kubernetes.authorization.Authorizer`, … — are
+    /// [`Type::Object`]s without fields, as the apiserver declares them with `cel.ObjectType`.)
     Opaque(Rc<str>, Vec<Type>),
     /// A declared object type whose fields the environment knows
     /// (`kubernetes.AdmissionRequest`, `kubernetes.Namespace`, `kubernetes.variables`, and
-    /// object types built from OpenAPI schemas). Looked up by name in the environment.
+    /// object types built from OpenAPI schemas), or a Kubernetes library type (no fields).
+    /// Looked up by name in the environment.
     Object(Rc<str>),
     /// The type of an expression that failed to check; absorbs further errors.
     Error,

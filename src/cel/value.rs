@@ -261,6 +261,15 @@ pub trait OpaqueValue: fmt::Debug {
     fn type_name(&self) -> &str;
     /// CEL `==` against another opaque value (only called when both type names are equal).
     fn equals(&self, other: &dyn OpaqueValue) -> bool;
+    /// CEL `==` with this value on the left and a non-null right side (cel-go
+    /// `lhs.Equal(rhs)`). `Err` is cel-go's error value. Default, as every Kubernetes library
+    /// type does it: `no such overload` unless `other` has the same type.
+    fn equal_to(&self, other: &Value<'_>) -> Result<bool, String> {
+        match other {
+            Value::Opaque(o) if o.type_name() == self.type_name() => Ok(self.equals(&**o)),
+            _ => Err("no such overload".to_string()),
+        }
+    }
     /// The string form used when the value is converted to JSON or formatted.
     fn display(&self) -> String;
     /// `size()` for the cost model (cel-go `traits.Sizer`); `None`: not a sizer (size 1).

@@ -451,6 +451,307 @@ impl Rbac {
 /// Cost of `check()`: 350,000 (apiserver `cost.go`); other authz builder calls cost 1.
 pub const CHECK_COST: u64 = 350_000;
 
+// ---------------------------------------------------------------------------------------------
+// CEL declarations (apiserver overload ids, in the apiserver's declaration order)
+
+/// Declare the authorizer functions (apiserver `authzLibraryDecls`). The authorizer types are
+/// object types without fields (apiserver `cel.ObjectType`), so selecting a field on them is an
+/// `undefined field` error.
+pub fn declare(d: &mut crate::cel::decls::Declarations) {
+    use crate::cel::decls::OverloadDecl as O;
+    use crate::cel::types::Type::{self, Bool, String};
+    use crate::library::type_name::{
+        AUTHORIZER, DECISION, GROUP_CHECK, PATH_CHECK, RESOURCE_CHECK,
+    };
+    let t = Type::object;
+    d.add_overload(
+        "path",
+        O::member("authorizer_path", vec![t(AUTHORIZER), String], t(PATH_CHECK)),
+    );
+    d.add_overload(
+        "group",
+        O::member("authorizer_group", vec![t(AUTHORIZER), String], t(GROUP_CHECK)),
+    );
+    d.add_overload(
+        "serviceAccount",
+        O::member("authorizer_serviceaccount", vec![t(AUTHORIZER), String, String], t(AUTHORIZER)),
+    );
+    d.add_overload(
+        "resource",
+        O::member("groupcheck_resource", vec![t(GROUP_CHECK), String], t(RESOURCE_CHECK)),
+    );
+    for (function, id) in [
+        ("subresource", "resourcecheck_subresource"),
+        ("namespace", "resourcecheck_namespace"),
+        ("name", "resourcecheck_name"),
+    ] {
+        d.add_overload(function, O::member(id, vec![t(RESOURCE_CHECK), String], t(RESOURCE_CHECK)));
+    }
+    d.add_overload("check", O::member("pathcheck_check", vec![t(PATH_CHECK), String], t(DECISION)));
+    d.add_overload(
+        "check",
+        O::member("resourcecheck_check", vec![t(RESOURCE_CHECK), String], t(DECISION)),
+    );
+    d.add_overload("errored", O::member("decision_errored", vec![t(DECISION)], Bool));
+    d.add_overload("error", O::member("decision_error", vec![t(DECISION)], String));
+    d.add_overload("allowed", O::member("decision_allowed", vec![t(DECISION)], Bool));
+    d.add_overload("reason", O::member("decision_reason", vec![t(DECISION)], String));
+}
+
+/// Declare `fieldSelector` and `labelSelector` (apiserver `authzSelectorsLibraryDecls`, 1.31).
+pub fn declare_selectors(d: &mut crate::cel::decls::Declarations) {
+    use crate::cel::decls::OverloadDecl as O;
+    use crate::cel::types::Type;
+    let rc = || Type::object(crate::library::type_name::RESOURCE_CHECK);
+    for (function, id) in [
+        ("fieldSelector", "authorizer_fieldselector"),
+        ("labelSelector", "authorizer_labelselector"),
+    ] {
+        d.add_overload(function, O::member(id, vec![rc(), Type::String], rc()));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CEL implementations
+
+use crate::cel::stdlib::{Ctx, Fail, Registry, R};
+use crate::cel::value::{OpaqueValue, Value};
+use crate::library::bind::{self, opaque, wrap};
+use crate::library::type_name;
+use std::rc::Rc;
+
+/// `reason()` of every check when no RBAC objects were supplied with the input: the offline
+/// authorizer then has no opinion (NoOpinion: `allowed()` is false, `errored()` false).
+pub const NO_RBAC_REASON: &str =
+    "no RBAC objects supplied: the offline authorizer has no opinion on any request";
+
+/// The request fields `authorizer.requestResource` is pre-filled with (spec §4.2: the
+/// request's original group, resource, subresource, namespace and name).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestResource {
+    pub group: String,
+    pub resource: String,
+    pub subresource: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+/// `kubernetes.authorization.Authorizer`: who asks, and the RBAC objects that answer.
+#[derive(Clone, Debug)]
+pub struct AuthorizerValue {
+    rbac: Option<Rc<Rbac>>,
+    user: Rc<UserInfo>,
+}
+
+impl AuthorizerValue {
+    pub fn new(rbac: Option<Rc<Rbac>>, user: UserInfo) -> Self {
+        AuthorizerValue { rbac, user: Rc::new(user) }
+    }
+
+    fn authorize(&self, attrs: &Attributes) -> AuthzDecision {
+        match &self.rbac {
+            Some(rbac) => rbac.authorize(&self.user, attrs),
+            None => AuthzDecision {
+                decision: Decision::NoOpinion,
+                reason: NO_RBAC_REASON.to_string(),
+                error: None,
+            },
+        }
+    }
+}
+
+/// `kubernetes.authorization.PathCheck`.
+#[derive(Clone, Debug)]
+pub struct PathCheckValue {
+    authorizer: AuthorizerValue,
+    path: String,
+}
+
+/// `kubernetes.authorization.GroupCheck`.
+#[derive(Clone, Debug)]
+pub struct GroupCheckValue {
+    authorizer: AuthorizerValue,
+    group: String,
+}
+
+/// `kubernetes.authorization.ResourceCheck`. Field and label selectors are kept but RBAC
+/// ignores them (an unparsable selector is not an error either, spec §8.2).
+#[derive(Clone, Debug)]
+pub struct ResourceCheckValue {
+    authorizer: AuthorizerValue,
+    group: String,
+    resource: String,
+    subresource: String,
+    namespace: String,
+    name: String,
+    field_selector: String,
+    label_selector: String,
+}
+
+/// `kubernetes.authorization.Decision`.
+#[derive(Clone, Debug)]
+pub struct DecisionValue(pub AuthzDecision);
+
+macro_rules! authz_opaque {
+    ($t:ty, $name:expr) => {
+        impl OpaqueValue for $t {
+            fn type_name(&self) -> &str {
+                $name
+            }
+            fn equals(&self, _: &dyn OpaqueValue) -> bool {
+                false
+            }
+            /// The apiserver's authorizer values embed a receiver-only base whose `Equal` never
+            /// matches them: `==` is always `no such overload`.
+            fn equal_to(&self, _: &Value<'_>) -> Result<bool, String> {
+                Err("no such overload".into())
+            }
+            fn display(&self) -> String {
+                $name.to_string()
+            }
+            fn as_any(&self) -> &dyn std::any::Any {
+                self
+            }
+        }
+    };
+}
+authz_opaque!(AuthorizerValue, type_name::AUTHORIZER);
+authz_opaque!(PathCheckValue, type_name::PATH_CHECK);
+authz_opaque!(GroupCheckValue, type_name::GROUP_CHECK);
+authz_opaque!(ResourceCheckValue, type_name::RESOURCE_CHECK);
+authz_opaque!(DecisionValue, type_name::DECISION);
+
+/// The `authorizer` variable: checks run as `user` against `rbac` (`None`: no RBAC objects were
+/// supplied; every check has no opinion, see [`NO_RBAC_REASON`]).
+pub fn authorizer_value(rbac: Option<Rc<Rbac>>, user: UserInfo) -> Value<'static> {
+    wrap(AuthorizerValue::new(rbac, user))
+}
+
+/// The `authorizer.requestResource` variable: a resource check pre-filled from the request
+/// (apiserver `NewResourceAuthorizerVal`).
+pub fn request_resource_value(
+    rbac: Option<Rc<Rbac>>,
+    user: UserInfo,
+    request: &RequestResource,
+) -> Value<'static> {
+    wrap(ResourceCheckValue {
+        authorizer: AuthorizerValue::new(rbac, user),
+        group: request.group.clone(),
+        resource: request.resource.clone(),
+        subresource: request.subresource.clone(),
+        namespace: request.namespace.clone(),
+        name: request.name.clone(),
+        field_selector: String::new(),
+        label_selector: String::new(),
+    })
+}
+
+fn path<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let authorizer = opaque::<AuthorizerValue>(&a[0])?;
+    let path = bind::string(&a[1])?;
+    check_path_arg(path).map_err(Fail::Err)?;
+    Ok(wrap(PathCheckValue { authorizer: authorizer.clone(), path: path.to_string() }))
+}
+fn group<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let authorizer = opaque::<AuthorizerValue>(&a[0])?;
+    let group = bind::string(&a[1])?.to_string();
+    Ok(wrap(GroupCheckValue { authorizer: authorizer.clone(), group }))
+}
+fn service_account<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let authorizer = opaque::<AuthorizerValue>(&a[0])?;
+    let (namespace, name) = (bind::string(&a[1])?, bind::string(&a[2])?);
+    let user = service_account_user(namespace, name).map_err(Fail::Err)?;
+    Ok(wrap(AuthorizerValue::new(authorizer.rbac.clone(), user)))
+}
+fn resource<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let g = opaque::<GroupCheckValue>(&a[0])?;
+    let resource = bind::string(&a[1])?;
+    check_resource_arg(resource).map_err(Fail::Err)?;
+    Ok(wrap(ResourceCheckValue {
+        authorizer: g.authorizer.clone(),
+        group: g.group.clone(),
+        resource: resource.to_string(),
+        subresource: String::new(),
+        namespace: String::new(),
+        name: String::new(),
+        field_selector: String::new(),
+        label_selector: String::new(),
+    }))
+}
+fn with_field<'a>(a: &[Value<'a>], set: fn(&mut ResourceCheckValue, String)) -> R<'a> {
+    let mut r = opaque::<ResourceCheckValue>(&a[0])?.clone();
+    set(&mut r, bind::string(&a[1])?.to_string());
+    Ok(wrap(r))
+}
+fn subresource<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    with_field(a, |r, v| r.subresource = v)
+}
+fn namespace<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    with_field(a, |r, v| r.namespace = v)
+}
+fn name<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    with_field(a, |r, v| r.name = v)
+}
+fn field_selector<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    with_field(a, |r, v| r.field_selector = v)
+}
+fn label_selector<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    with_field(a, |r, v| r.label_selector = v)
+}
+fn path_check<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let p = opaque::<PathCheckValue>(&a[0])?;
+    let verb = bind::string(&a[1])?.to_string();
+    let attrs = Attributes::NonResource { verb, path: p.path.clone() };
+    Ok(wrap(DecisionValue(p.authorizer.authorize(&attrs))))
+}
+fn resource_check<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let r = opaque::<ResourceCheckValue>(&a[0])?;
+    let attrs = Attributes::Resource {
+        verb: bind::string(&a[1])?.to_string(),
+        api_group: r.group.clone(),
+        resource: r.resource.clone(),
+        subresource: r.subresource.clone(),
+        namespace: r.namespace.clone(),
+        name: r.name.clone(),
+    };
+    Ok(wrap(DecisionValue(r.authorizer.authorize(&attrs))))
+}
+fn decision<'v>(v: &'v Value<'_>) -> Result<&'v AuthzDecision, Fail> {
+    opaque::<DecisionValue>(v).map(|d| &d.0)
+}
+fn errored<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(decision(&a[0])?.error.is_some()))
+}
+fn error<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::string(decision(&a[0])?.error.clone().unwrap_or_default()))
+}
+fn allowed<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(decision(&a[0])?.allowed()))
+}
+fn reason<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::string(decision(&a[0])?.reason.clone()))
+}
+
+/// Register the authorizer implementations (costs: apiserver estimator, by name: `check`
+/// 350,000, builders and accessors 1, selectors by length).
+pub fn register(r: &mut Registry) {
+    r.member("path", "authorizer_path", 2, path);
+    r.member("group", "authorizer_group", 2, group);
+    r.member("serviceAccount", "authorizer_serviceaccount", 3, service_account);
+    r.member("resource", "groupcheck_resource", 2, resource);
+    r.member("subresource", "resourcecheck_subresource", 2, subresource);
+    r.member("namespace", "resourcecheck_namespace", 2, namespace);
+    r.member("name", "resourcecheck_name", 2, name);
+    r.member("check", "pathcheck_check", 2, path_check);
+    r.member("check", "resourcecheck_check", 2, resource_check);
+    r.member("errored", "decision_errored", 1, errored);
+    r.member("error", "decision_error", 1, error);
+    r.member("allowed", "decision_allowed", 1, allowed);
+    r.member("reason", "decision_reason", 1, reason);
+    r.member("fieldSelector", "authorizer_fieldselector", 2, field_selector);
+    r.member("labelSelector", "authorizer_labelselector", 2, label_selector);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

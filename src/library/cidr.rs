@@ -147,6 +147,125 @@ pub fn cidr_cost(arg_len: u64) -> u64 {
     arg_len.div_ceil(10)
 }
 
+// ---------------------------------------------------------------------------------------------
+// CEL declarations (apiserver overload ids, in the apiserver's declaration order)
+
+/// Declare the CIDR functions (apiserver `cidrLibraryDecls`) and the type identifier
+/// `net.CIDR` (see [`super::ip::declare`]).
+pub fn declare(d: &mut crate::cel::decls::Declarations) {
+    use crate::cel::decls::{ObjectTypeDecl, OverloadDecl as O};
+    use crate::cel::types::Type::{self, Bool, Int, String};
+    let cidr = || Type::object(super::type_name::CIDR);
+    let ip = || Type::object(super::type_name::IP);
+    d.add_object(ObjectTypeDecl { name: super::type_name::CIDR.to_string(), fields: Vec::new() });
+    d.add_overload("cidr", O::global("string_to_cidr", vec![String], cidr()));
+    d.add_overload("containsIP", O::member("cidr_contains_ip_string", vec![cidr(), String], Bool));
+    d.add_overload("containsIP", O::member("cidr_contains_ip_ip", vec![cidr(), ip()], Bool));
+    d.add_overload(
+        "containsCIDR",
+        O::member("cidr_contains_cidr_string", vec![cidr(), String], Bool),
+    );
+    d.add_overload("containsCIDR", O::member("cidr_contains_cidr", vec![cidr(), cidr()], Bool));
+    d.add_overload("ip", O::member("cidr_ip", vec![cidr()], ip()));
+    d.add_overload("prefixLength", O::member("cidr_prefix_length", vec![cidr()], Int));
+    d.add_overload("masked", O::member("cidr_masked", vec![cidr()], cidr()));
+    d.add_overload("isCIDR", O::global("is_cidr", vec![String], Bool));
+    d.add_overload("string", O::global("cidr_to_string", vec![cidr()], String));
+}
+
+// ---------------------------------------------------------------------------------------------
+// CEL implementations
+
+use super::bind::{self, opaque, wrap};
+use super::ip::IpValue;
+use crate::cel::stdlib::{Ctx, Fail, Registry, R};
+use crate::cel::value::{OpaqueValue, Value};
+
+/// A `net.CIDR` value.
+#[derive(Debug)]
+pub struct CidrValue(pub Cidr);
+
+impl OpaqueValue for CidrValue {
+    fn type_name(&self) -> &str {
+        super::type_name::CIDR
+    }
+    /// Exact address and prefix length (`netip.Prefix` `==`): unmasked ≠ masked.
+    fn equals(&self, other: &dyn OpaqueValue) -> bool {
+        other.as_any().downcast_ref::<CidrValue>().is_some_and(|o| self.0 == o.0)
+    }
+    fn display(&self) -> String {
+        self.0.to_string()
+    }
+    /// apiserver `CIDR.Size`: prefix length in bytes, rounded up (cost model).
+    fn size(&self) -> Option<u64> {
+        Some((self.0.prefix_length() as u64).div_ceil(8))
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+fn cidr_arg(v: &Value<'_>) -> Result<Cidr, Fail> {
+    opaque::<CidrValue>(v).map(|v| v.0)
+}
+/// `cidr()` and its error text (the prefix appears twice, spec §4.5).
+fn parse_cidr(s: &str) -> Result<Cidr, String> {
+    Cidr::parse(s)
+}
+fn cidr_of<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    parse_cidr(bind::string(&a[0])?).map(|c| wrap(CidrValue(c))).or_else(bind::err)
+}
+fn is_cidr<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(Cidr::parse(bind::string(&a[0])?).is_ok()))
+}
+fn cidr_to_string<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::string(cidr_arg(&a[0])?.to_string()))
+}
+/// apiserver `cidrContainsIPString` converts with `ip()` and passes a failed conversion on to
+/// `cidrContainsIP`, which answers `no such overload` for a non-IP argument.
+fn contains_ip_string<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let c = cidr_arg(&a[0])?;
+    match Ip::parse(bind::string(&a[1])?) {
+        Ok(ip) => Ok(Value::Bool(c.contains_ip(ip))),
+        Err(_) => Err(Fail::msg("no such overload")),
+    }
+}
+fn contains_ip<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let c = cidr_arg(&a[0])?;
+    Ok(Value::Bool(c.contains_ip(opaque::<IpValue>(&a[1])?.0)))
+}
+/// apiserver `cidrContainsCIDRString`: a failed `cidr()` conversion is returned as is.
+fn contains_cidr_string<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let c = cidr_arg(&a[0])?;
+    parse_cidr(bind::string(&a[1])?).map(|o| Value::Bool(c.contains_cidr(o))).or_else(bind::err)
+}
+fn contains_cidr<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(cidr_arg(&a[0])?.contains_cidr(cidr_arg(&a[1])?)))
+}
+fn cidr_ip<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(wrap(IpValue(cidr_arg(&a[0])?.ip())))
+}
+fn prefix_length<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Int(cidr_arg(&a[0])?.prefix_length()))
+}
+fn masked<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(wrap(CidrValue(cidr_arg(&a[0])?.masked())))
+}
+
+/// Register the CIDR implementations (costs: apiserver estimator, by name).
+pub fn register(r: &mut Registry) {
+    r.global("cidr", "string_to_cidr", 1, cidr_of);
+    r.member("containsIP", "cidr_contains_ip_string", 2, contains_ip_string);
+    r.member("containsIP", "cidr_contains_ip_ip", 2, contains_ip);
+    r.member("containsCIDR", "cidr_contains_cidr_string", 2, contains_cidr_string);
+    r.member("containsCIDR", "cidr_contains_cidr", 2, contains_cidr);
+    r.member("ip", "cidr_ip", 1, cidr_ip);
+    r.member("prefixLength", "cidr_prefix_length", 1, prefix_length);
+    r.member("masked", "cidr_masked", 1, masked);
+    r.global("isCIDR", "is_cidr", 1, is_cidr);
+    r.global("string", "cidr_to_string", 1, cidr_to_string);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

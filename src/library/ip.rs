@@ -409,6 +409,114 @@ pub fn is_canonical_cost(arg_len: u64) -> u64 {
     (arg_len * 2).div_ceil(10)
 }
 
+// ---------------------------------------------------------------------------------------------
+// CEL declarations (apiserver overload ids, in the apiserver's declaration order)
+
+/// Declare the IP functions (apiserver `ipLibraryDecls`) and the type identifier `net.IP`
+/// (the apiserver declares it as a variable of type `type(net.IP)`; we declare it as a type
+/// name, which checks and evaluates the same).
+pub fn declare(d: &mut crate::cel::decls::Declarations) {
+    use crate::cel::decls::{ObjectTypeDecl, OverloadDecl as O};
+    use crate::cel::types::Type::{self, Bool, Int, String};
+    let ip = || Type::object(super::type_name::IP);
+    d.add_object(ObjectTypeDecl { name: super::type_name::IP.to_string(), fields: Vec::new() });
+    d.add_overload("ip", O::global("string_to_ip", vec![String], ip()));
+    d.add_overload("family", O::member("ip_family", vec![ip()], Int));
+    d.add_overload("ip.isCanonical", O::global("ip_is_canonical", vec![String], Bool));
+    for (function, id) in [
+        ("isUnspecified", "ip_is_unspecified"),
+        ("isLoopback", "ip_is_loopback"),
+        ("isLinkLocalMulticast", "ip_is_link_local_multicast"),
+        ("isLinkLocalUnicast", "ip_is_link_local_unicast"),
+        ("isGlobalUnicast", "ip_is_global_unicast"),
+    ] {
+        d.add_overload(function, O::member(id, vec![ip()], Bool));
+    }
+    d.add_overload("isIP", O::global("is_ip", vec![String], Bool));
+    d.add_overload("string", O::global("ip_to_string", vec![ip()], String));
+}
+
+// ---------------------------------------------------------------------------------------------
+// CEL implementations
+
+use super::bind::{self, opaque, wrap};
+use crate::cel::stdlib::{Ctx, Registry, R};
+use crate::cel::value::{OpaqueValue, Value};
+
+/// A `net.IP` value.
+#[derive(Debug)]
+pub struct IpValue(pub Ip);
+
+impl OpaqueValue for IpValue {
+    fn type_name(&self) -> &str {
+        super::type_name::IP
+    }
+    fn equals(&self, other: &dyn OpaqueValue) -> bool {
+        other.as_any().downcast_ref::<IpValue>().is_some_and(|o| self.0 == o.0)
+    }
+    fn display(&self) -> String {
+        self.0.to_string()
+    }
+    /// apiserver `IP.Size`: address bytes (4 or 16), used by the cost model.
+    fn size(&self) -> Option<u64> {
+        Some(u64::from(self.0.bit_len()).div_ceil(8))
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+fn ip_arg<'v>(v: &'v Value<'_>) -> Result<&'v Ip, crate::cel::stdlib::Fail> {
+    opaque::<IpValue>(v).map(|v| &v.0)
+}
+fn ip_of<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ip::parse(bind::string(&a[0])?).map(|ip| wrap(IpValue(ip))).or_else(bind::err)
+}
+fn is_ip<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(Ip::parse(bind::string(&a[0])?).is_ok()))
+}
+fn ip_is_canonical<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    is_canonical(bind::string(&a[0])?).map(Value::Bool).or_else(bind::err)
+}
+fn ip_to_string<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::string(ip_arg(&a[0])?.to_string()))
+}
+fn family<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Int(ip_arg(&a[0])?.family()))
+}
+fn predicate<'a>(a: &[Value<'a>], f: fn(Ip) -> bool) -> R<'a> {
+    Ok(Value::Bool(f(*ip_arg(&a[0])?)))
+}
+fn is_unspecified<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    predicate(a, Ip::is_unspecified)
+}
+fn is_loopback<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    predicate(a, Ip::is_loopback)
+}
+fn is_link_local_multicast<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    predicate(a, Ip::is_link_local_multicast)
+}
+fn is_link_local_unicast<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    predicate(a, Ip::is_link_local_unicast)
+}
+fn is_global_unicast<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    predicate(a, Ip::is_global_unicast)
+}
+
+/// Register the IP implementations (costs: apiserver estimator, by name; `string(ip)` 1).
+pub fn register(r: &mut Registry) {
+    r.global("ip", "string_to_ip", 1, ip_of);
+    r.member("family", "ip_family", 1, family);
+    r.global("ip.isCanonical", "ip_is_canonical", 1, ip_is_canonical);
+    r.member("isUnspecified", "ip_is_unspecified", 1, is_unspecified);
+    r.member("isLoopback", "ip_is_loopback", 1, is_loopback);
+    r.member("isLinkLocalMulticast", "ip_is_link_local_multicast", 1, is_link_local_multicast);
+    r.member("isLinkLocalUnicast", "ip_is_link_local_unicast", 1, is_link_local_unicast);
+    r.member("isGlobalUnicast", "ip_is_global_unicast", 1, is_global_unicast);
+    r.global("isIP", "is_ip", 1, is_ip);
+    r.global("string", "ip_to_string", 1, ip_to_string);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -847,6 +847,144 @@ fn form(q: &Quantity) -> String {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// CEL declarations (apiserver overload ids, in the apiserver's declaration order)
+
+/// Declare the quantity functions (apiserver `quantityLibraryDecls`). `sign` is a *global*
+/// function: `sign(q)` type-checks, the documented `q.sign()` does not (spec §4.5).
+pub fn declare(d: &mut crate::cel::decls::Declarations) {
+    use crate::cel::decls::OverloadDecl as O;
+    use crate::cel::types::Type::{self, Bool, Double, Int, String};
+    let q = || Type::object(super::type_name::QUANTITY);
+    d.add_overload("quantity", O::global("string_to_quantity", vec![String], q()));
+    d.add_overload("isQuantity", O::global("is_quantity_string", vec![String], Bool));
+    d.add_overload("sign", O::global("quantity_sign", vec![q()], Int));
+    d.add_overload("isGreaterThan", O::member("quantity_is_greater_than", vec![q(), q()], Bool));
+    d.add_overload("isLessThan", O::member("quantity_is_less_than", vec![q(), q()], Bool));
+    d.add_overload("compareTo", O::member("quantity_compare_to", vec![q(), q()], Int));
+    d.add_overload("asApproximateFloat", O::member("quantity_get_float", vec![q()], Double));
+    d.add_overload("asInteger", O::member("quantity_get_int", vec![q()], Int));
+    d.add_overload("isInteger", O::member("quantity_is_integer", vec![q()], Bool));
+    d.add_overload("add", O::member("quantity_add", vec![q(), q()], q()));
+    d.add_overload("add", O::member("quantity_add_int", vec![q(), Int], q()));
+    d.add_overload("sub", O::member("quantity_sub", vec![q(), q()], q()));
+    d.add_overload("sub", O::member("quantity_sub_int", vec![q(), Int], q()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// CEL implementations
+
+use super::bind::{self, opaque, wrap};
+use crate::cel::stdlib::{Ctx, Fail, Registry, R};
+use crate::cel::value::{OpaqueValue, Value};
+
+/// A `kubernetes.Quantity` value.
+///
+/// `from_arithmetic` records the apiserver's representation quirk (spec §4.5): `add`/`sub`
+/// return a *pointer* to the Go wrapper, and the wrapper's `Equal` only accepts the value form on
+/// its right. So `q.add(1) == quantity('2')` works but `quantity('2') == q.add(1)` is
+/// `no such overload`.
+#[derive(Debug)]
+pub struct QuantityValue {
+    pub q: Quantity,
+    pub from_arithmetic: bool,
+}
+
+impl QuantityValue {
+    pub fn new(q: Quantity) -> Self {
+        QuantityValue { q, from_arithmetic: false }
+    }
+}
+
+impl OpaqueValue for QuantityValue {
+    fn type_name(&self) -> &str {
+        super::type_name::QUANTITY
+    }
+    /// Numeric equality (`Quantity.Equal`).
+    fn equals(&self, other: &dyn OpaqueValue) -> bool {
+        other.as_any().downcast_ref::<QuantityValue>().is_some_and(|o| self.q.equal(&o.q))
+    }
+    fn equal_to(&self, other: &Value<'_>) -> Result<bool, String> {
+        match other {
+            Value::Opaque(o) => match o.as_any().downcast_ref::<QuantityValue>() {
+                Some(o) if !o.from_arithmetic => Ok(self.q.equal(&o.q)),
+                _ => Err("no such overload".into()),
+            },
+            _ => Err("no such overload".into()),
+        }
+    }
+    fn display(&self) -> String {
+        self.q.to_string()
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+fn q<'v>(v: &'v Value<'_>) -> Result<&'v Quantity, Fail> {
+    opaque::<QuantityValue>(v).map(|v| &v.q)
+}
+fn arith<'a>(r: Result<Quantity, String>) -> R<'a> {
+    r.map(|q| wrap(QuantityValue { q, from_arithmetic: true })).or_else(bind::err)
+}
+
+fn quantity_of<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Quantity::parse(bind::string(&a[0])?).map(|q| wrap(QuantityValue::new(q))).or_else(bind::err)
+}
+fn is_quantity<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(Quantity::parse(bind::string(&a[0])?).is_ok()))
+}
+fn sign<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Int(q(&a[0])?.sign()))
+}
+fn is_greater_than<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(q(&a[0])?.compare(q(&a[1])?) == std::cmp::Ordering::Greater))
+}
+fn is_less_than<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(q(&a[0])?.compare(q(&a[1])?) == std::cmp::Ordering::Less))
+}
+fn compare_to<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Int(q(&a[0])?.compare_to(q(&a[1])?)))
+}
+fn as_approximate_float<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Double(q(&a[0])?.as_approximate_float()))
+}
+fn as_integer<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    q(&a[0])?.as_integer().map(Value::Int).or_else(bind::err)
+}
+fn is_integer<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(q(&a[0])?.is_integer()))
+}
+fn add<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    arith(q(&a[0])?.add(q(&a[1])?))
+}
+fn add_int<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    arith(q(&a[0])?.add_int(bind::int(&a[1])?))
+}
+fn sub<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    arith(q(&a[0])?.sub(q(&a[1])?))
+}
+fn sub_int<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    arith(q(&a[0])?.sub_int(bind::int(&a[1])?))
+}
+
+/// Register the quantity implementations (costs: apiserver estimator, by name).
+pub fn register(r: &mut Registry) {
+    r.global("quantity", "string_to_quantity", 1, quantity_of);
+    r.global("isQuantity", "is_quantity_string", 1, is_quantity);
+    r.global("sign", "quantity_sign", 1, sign);
+    r.member("isGreaterThan", "quantity_is_greater_than", 2, is_greater_than);
+    r.member("isLessThan", "quantity_is_less_than", 2, is_less_than);
+    r.member("compareTo", "quantity_compare_to", 2, compare_to);
+    r.member("asApproximateFloat", "quantity_get_float", 1, as_approximate_float);
+    r.member("asInteger", "quantity_get_int", 1, as_integer);
+    r.member("isInteger", "quantity_is_integer", 1, is_integer);
+    r.member("add", "quantity_add", 2, add);
+    r.member("add", "quantity_add_int", 2, add_int);
+    r.member("sub", "quantity_sub", 2, sub);
+    r.member("sub", "quantity_sub_int", 2, sub_int);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

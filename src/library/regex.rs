@@ -339,6 +339,88 @@ pub fn find_cost(str_len: u64, regex_len: u64) -> u64 {
     (str_len + 1).div_ceil(10) * regex_len.div_ceil(4)
 }
 
+// ---------------------------------------------------------------------------------------------
+// CEL declarations (apiserver overload ids, in the apiserver's declaration order)
+
+/// Declare `find` and `findAll` (apiserver `regexLibraryDecls`).
+pub fn declare(d: &mut crate::cel::decls::Declarations) {
+    use crate::cel::decls::OverloadDecl as O;
+    use crate::cel::types::Type::{Int, String};
+    let strings = || crate::cel::types::Type::list(String);
+    d.add_overload("find", O::member("string_find_string", vec![String, String], String));
+    d.add_overload("findAll", O::member("string_find_all_string", vec![String, String], strings()));
+    d.add_overload(
+        "findAll",
+        O::member("string_find_all_string_int", vec![String, String, Int], strings()),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// CEL implementations
+
+use super::bind;
+use crate::cel::stdlib::{Ctx, Registry, R};
+use crate::cel::value::Value;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Compiled patterns by source, per thread (constant patterns recur on every evaluation).
+fn cached(pattern: &str) -> Result<Rc<Regex>, String> {
+    thread_local! {
+        static CACHE: RefCell<HashMap<String, Result<Rc<Regex>, String>>> =
+            RefCell::new(HashMap::new());
+    }
+    CACHE.with(|c| {
+        if let Some(r) = c.borrow().get(pattern) {
+            return r.clone();
+        }
+        let r = compile(pattern).map(Rc::new);
+        let mut c = c.borrow_mut();
+        if c.len() > 256 {
+            c.clear();
+        }
+        c.insert(pattern.to_string(), r.clone());
+        r
+    })
+}
+
+/// The apiserver wraps a compile failure as `Illegal regex: <go error>`.
+fn illegal(e: String) -> String {
+    if e.starts_with("Illegal regex: ") {
+        e
+    } else {
+        format!("Illegal regex: {e}")
+    }
+}
+
+fn find_impl<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let (s, p) = (bind::string(&a[0])?, bind::string(&a[1])?);
+    let re = cached(p).map_err(|e| crate::cel::stdlib::Fail::Err(illegal(e)))?;
+    Ok(Value::string(re.find(s).map_or("", |m| m.as_str())))
+}
+
+fn find_all_impl<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let (s, p) = (bind::string(&a[0])?, bind::string(&a[1])?);
+    let n = match a.get(2) {
+        Some(v) => bind::int(v)?,
+        None => -1,
+    };
+    // Validate through the cache first so the error text is the compile error.
+    cached(p).map_err(|e| crate::cel::stdlib::Fail::Err(illegal(e)))?;
+    match find_all(s, p, n) {
+        Ok(v) => Ok(Value::list(v.into_iter().map(Value::string).collect())),
+        Err(e) => bind::err(illegal(e)),
+    }
+}
+
+/// Register `find` and `findAll` (costs: apiserver estimator, by name).
+pub fn register(r: &mut Registry) {
+    r.member("find", "string_find_string", 2, find_impl);
+    r.member("findAll", "string_find_all_string", 2, find_all_impl);
+    r.member("findAll", "string_find_all_string_int", 3, find_all_impl);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

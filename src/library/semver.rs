@@ -222,6 +222,121 @@ pub fn semver_cost(arg_len: u64) -> u64 {
     arg_len.div_ceil(10)
 }
 
+// ---------------------------------------------------------------------------------------------
+// CEL declarations (apiserver overload ids, in the apiserver's declaration order)
+
+/// Declare the semver functions (apiserver `semverLibType.declarations`, library version 1:
+/// the `normalize` overloads are included).
+pub fn declare(d: &mut crate::cel::decls::Declarations) {
+    use crate::cel::decls::OverloadDecl as O;
+    use crate::cel::types::Type::{self, Bool, Int, String};
+    let v = || Type::object(super::type_name::SEMVER);
+    d.add_overload("semver", O::global("string_to_semver", vec![String], v()));
+    d.add_overload("isSemver", O::global("is_semver_string", vec![String], Bool));
+    d.add_overload("isGreaterThan", O::member("semver_is_greater_than", vec![v(), v()], Bool));
+    d.add_overload("isLessThan", O::member("semver_is_less_than", vec![v(), v()], Bool));
+    d.add_overload("compareTo", O::member("semver_compare_to", vec![v(), v()], Int));
+    d.add_overload("major", O::member("semver_major", vec![v()], Int));
+    d.add_overload("minor", O::member("semver_minor", vec![v()], Int));
+    d.add_overload("patch", O::member("semver_patch", vec![v()], Int));
+    d.add_overload("semver", O::global("string_bool_to_semver", vec![String, Bool], v()));
+    d.add_overload("isSemver", O::global("is_semver_string_bool", vec![String, Bool], Bool));
+}
+
+// ---------------------------------------------------------------------------------------------
+// CEL implementations
+
+use super::bind::{self, opaque, wrap};
+use crate::cel::stdlib::{Ctx, Fail, Registry, R};
+use crate::cel::value::{OpaqueValue, Value};
+
+/// A `kubernetes.Semver` value.
+#[derive(Debug)]
+pub struct SemverValue(pub Semver);
+
+impl OpaqueValue for SemverValue {
+    fn type_name(&self) -> &str {
+        super::type_name::SEMVER
+    }
+    /// blang `EQ`: precedence equality, build metadata ignored.
+    fn equals(&self, other: &dyn OpaqueValue) -> bool {
+        other.as_any().downcast_ref::<SemverValue>().is_some_and(|o| self.0.equal(&o.0))
+    }
+    /// blang `Version.String()`.
+    fn display(&self) -> String {
+        let v = &self.0;
+        let mut s = format!("{}.{}.{}", v.major, v.minor, v.patch);
+        for (i, p) in v.pre.iter().enumerate() {
+            s.push(if i == 0 { '-' } else { '.' });
+            match p {
+                PreRelease::Num(n) => s.push_str(&n.to_string()),
+                PreRelease::Alpha(a) => s.push_str(a),
+            }
+        }
+        for (i, b) in v.build.iter().enumerate() {
+            s.push(if i == 0 { '+' } else { '.' });
+            s.push_str(b);
+        }
+        s
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+fn v<'v>(x: &'v Value<'_>) -> Result<&'v Semver, Fail> {
+    opaque::<SemverValue>(x).map(|x| &x.0)
+}
+fn normalize(a: &[Value<'_>]) -> Result<bool, Fail> {
+    a.get(1).map(bind::boolean).unwrap_or(Ok(false))
+}
+fn semver_of<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let (s, n) = (bind::string(&a[0])?, normalize(a)?);
+    Semver::parse_with(s, n).map(|x| wrap(SemverValue(x))).or_else(bind::err)
+}
+fn is_semver<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let (s, n) = (bind::string(&a[0])?, normalize(a)?);
+    Ok(Value::Bool(Semver::parse_with(s, n).is_ok()))
+}
+fn major<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Int(v(&a[0])?.major()))
+}
+fn minor<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Int(v(&a[0])?.minor()))
+}
+fn patch<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Int(v(&a[0])?.patch()))
+}
+fn is_greater_than<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(v(&a[0])?.compare(v(&a[1])?) == Ordering::Greater))
+}
+fn is_less_than<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(v(&a[0])?.compare(v(&a[1])?) == Ordering::Less))
+}
+fn compare_to<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Int(v(&a[0])?.compare_to(v(&a[1])?)))
+}
+/// `semver`/`isSemver` cost ceil(0.1 × len(s)) (apiserver estimator; not priced by the
+/// runtime's name table).
+fn parse_cost(a: &[Value<'_>], _: Option<&Value<'_>>) -> u64 {
+    semver_cost(a.first().map_or(1, bind::size))
+}
+
+/// Register the semver implementations.
+pub fn register(r: &mut Registry) {
+    let c = Some(parse_cost as crate::cel::stdlib::CostFn);
+    bind::add(r, "semver", "string_to_semver", false, 1, semver_of, c);
+    bind::add(r, "isSemver", "is_semver_string", false, 1, is_semver, c);
+    r.member("isGreaterThan", "semver_is_greater_than", 2, is_greater_than);
+    r.member("isLessThan", "semver_is_less_than", 2, is_less_than);
+    r.member("compareTo", "semver_compare_to", 2, compare_to);
+    r.member("major", "semver_major", 1, major);
+    r.member("minor", "semver_minor", 1, minor);
+    r.member("patch", "semver_patch", 1, patch);
+    bind::add(r, "semver", "string_bool_to_semver", false, 2, semver_of, c);
+    bind::add(r, "isSemver", "is_semver_string_bool", false, 2, is_semver, c);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

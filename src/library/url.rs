@@ -505,6 +505,103 @@ pub fn url_cost(arg_len: u64) -> u64 {
     arg_len.div_ceil(10)
 }
 
+// ---------------------------------------------------------------------------------------------
+// CEL declarations (apiserver overload ids, in the apiserver's declaration order)
+
+/// Declare `url`, `isURL` and the `kubernetes.URL` accessors (apiserver `urlLibraryDecls`).
+pub fn declare(d: &mut crate::cel::decls::Declarations) {
+    use crate::cel::decls::OverloadDecl as O;
+    use crate::cel::types::Type;
+    let url = || Type::object(super::type_name::URL);
+    d.add_overload("url", O::global("string_to_url", vec![Type::String], url()));
+    for (function, id) in [
+        ("getScheme", "url_get_scheme"),
+        ("getHost", "url_get_host"),
+        ("getHostname", "url_get_hostname"),
+        ("getPort", "url_get_port"),
+        ("getEscapedPath", "url_get_escaped_path"),
+    ] {
+        d.add_overload(function, O::member(id, vec![url()], Type::String));
+    }
+    let query = Type::map(Type::String, Type::list(Type::String));
+    d.add_overload("getQuery", O::member("url_get_query", vec![url()], query));
+    d.add_overload("isURL", O::global("is_url_string", vec![Type::String], Type::Bool));
+}
+
+// ---------------------------------------------------------------------------------------------
+// CEL implementations
+
+use super::bind::{self, opaque, wrap};
+use crate::cel::stdlib::{Registry, R};
+use crate::cel::value::{Key, OpaqueValue, OwnedMap, Str, Value};
+
+/// A `kubernetes.URL` value.
+#[derive(Debug)]
+pub struct UrlValue(pub Url);
+
+impl OpaqueValue for UrlValue {
+    fn type_name(&self) -> &str {
+        super::type_name::URL
+    }
+    /// apiserver `URL.Equal`: same `String()`.
+    fn equals(&self, other: &dyn OpaqueValue) -> bool {
+        other.as_any().downcast_ref::<UrlValue>().is_some_and(|o| equal(&self.0, &o.0))
+    }
+    fn display(&self) -> String {
+        self.0.to_string()
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+fn cel_url_of<'a>(_: &mut crate::cel::stdlib::Ctx, a: &[Value<'a>]) -> R<'a> {
+    Url::parse(bind::string(&a[0])?).map(|u| wrap(UrlValue(u))).or_else(bind::err)
+}
+fn cel_is_url<'a>(_: &mut crate::cel::stdlib::Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(parse_request_uri(bind::string(&a[0])?).is_ok()))
+}
+fn accessor<'a>(a: &[Value<'a>], f: fn(&Url) -> String) -> R<'a> {
+    Ok(Value::string(f(&opaque::<UrlValue>(&a[0])?.0)))
+}
+fn cel_get_scheme<'a>(_: &mut crate::cel::stdlib::Ctx, a: &[Value<'a>]) -> R<'a> {
+    accessor(a, |u| u.scheme().to_string())
+}
+fn cel_get_host<'a>(_: &mut crate::cel::stdlib::Ctx, a: &[Value<'a>]) -> R<'a> {
+    accessor(a, |u| u.host().to_string())
+}
+fn cel_get_hostname<'a>(_: &mut crate::cel::stdlib::Ctx, a: &[Value<'a>]) -> R<'a> {
+    accessor(a, |u| u.hostname().to_string())
+}
+fn cel_get_port<'a>(_: &mut crate::cel::stdlib::Ctx, a: &[Value<'a>]) -> R<'a> {
+    accessor(a, |u| u.port().to_string())
+}
+fn cel_get_escaped_path<'a>(_: &mut crate::cel::stdlib::Ctx, a: &[Value<'a>]) -> R<'a> {
+    accessor(a, Url::escaped_path)
+}
+/// Go `url.Query()`; keys in sorted order (Go map order is random).
+fn cel_get_query<'a>(_: &mut crate::cel::stdlib::Ctx, a: &[Value<'a>]) -> R<'a> {
+    let u = opaque::<UrlValue>(&a[0])?;
+    let mut m = OwnedMap::new();
+    for (k, vs) in u.0.query() {
+        let list = vs.into_iter().map(Value::string).collect();
+        m.insert(Key::String(Str::Owned(k.into())), Value::list(list));
+    }
+    Ok(Value::map(m))
+}
+
+/// Register the URL implementations (costs: apiserver estimator, by name).
+pub fn register(r: &mut Registry) {
+    r.global("url", "string_to_url", 1, cel_url_of);
+    r.member("getScheme", "url_get_scheme", 1, cel_get_scheme);
+    r.member("getHost", "url_get_host", 1, cel_get_host);
+    r.member("getHostname", "url_get_hostname", 1, cel_get_hostname);
+    r.member("getPort", "url_get_port", 1, cel_get_port);
+    r.member("getEscapedPath", "url_get_escaped_path", 1, cel_get_escaped_path);
+    r.member("getQuery", "url_get_query", 1, cel_get_query);
+    r.global("isURL", "is_url_string", 1, cel_is_url);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

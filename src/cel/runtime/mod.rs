@@ -50,6 +50,9 @@ pub struct Reference {
     pub name: Option<String>,
     /// For calls: the overload ids that may apply (one when the checker could decide).
     pub overload_ids: Vec<Rc<str>>,
+    /// The identifier or select chain names a type (`net.CIDR`, `int`): `name` is the type's
+    /// runtime name and the node evaluates to that type value.
+    pub is_type: bool,
 }
 
 /// Where variable values come from during one evaluation.

@@ -222,6 +222,13 @@ impl Planner<'_> {
         self.refs?.get(id as usize)?.as_ref()
     }
 
+    /// The name the checker resolved an identifier or select node to, and whether it names a
+    /// type.
+    fn resolved(&self, id: NodeId) -> Option<(String, bool)> {
+        let r = self.reference(id)?;
+        r.name.clone().map(|n| (n, r.is_type))
+    }
+
     fn local(&self, name: &str) -> Option<u32> {
         self.scopes.iter().rev().find(|(n, _)| n == name).map(|(_, s)| *s)
     }
@@ -374,6 +381,11 @@ impl Planner<'_> {
         loop {
             match &cur.kind {
                 ExprKind::Select { operand, field, test } => {
+                    // The checker resolved this select chain as a whole (a qualified variable
+                    // such as `authorizer.requestResource`, or a type name such as `net.CIDR`).
+                    if !*test && self.resolved(cur.id).is_some() {
+                        break;
+                    }
                     if *test {
                         if cur.id != e.id {
                             break;
@@ -429,7 +441,21 @@ impl Planner<'_> {
                 _ => break,
             }
         }
+        let resolved = match &cur.kind {
+            ExprKind::Ident(name) if self.local(name).is_some() => None,
+            ExprKind::Ident(_) | ExprKind::Select { .. } => self.resolved(cur.id),
+            _ => None,
+        };
+        if let Some((name, true)) = &resolved {
+            if quals_rev.is_empty() && test_field.is_none() {
+                return Ok(Node::Const(Value::type_value(name)));
+            }
+        }
         let root = match &cur.kind {
+            ExprKind::Select { .. } if resolved.is_some() => {
+                let name = resolved.map(|(n, _)| n).unwrap_or_default();
+                Root::Global(self.global(&name))
+            }
             ExprKind::Ident(name) => {
                 if let Some(slot) = self.local(name) {
                     Root::Local(slot)

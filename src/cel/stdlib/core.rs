@@ -124,10 +124,20 @@ fn not<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
 }
 
 fn eq<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
-    Ok(Value::Bool(a[0].equals(&a[1])))
+    match (&a[0], &a[1]) {
+        // cel-go `types.Equal`: null first, then the left operand's `Equal`, which for library
+        // types may be an error.
+        (Value::Opaque(o), rhs) if !matches!(rhs, Value::Null) => {
+            o.equal_to(rhs).map(Value::Bool).map_err(Fail::Err)
+        }
+        (l, r) => Ok(Value::Bool(l.equals(r))),
+    }
 }
-fn ne<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
-    Ok(Value::Bool(!a[0].equals(&a[1])))
+fn ne<'a>(ctx: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    match eq(ctx, a)? {
+        Value::Bool(b) => Ok(Value::Bool(!b)),
+        other => Ok(other),
+    }
 }
 
 /// Ordering for the relational operators: same kind, or numbers across kinds.

@@ -1,0 +1,279 @@
+//! Kubernetes `Lists` library: version 0 in every Kubernetes release (until 1.37), version 1
+//! (adds `includes`) since Kubernetes 1.37 (apiserver `pkg/cel/library/lists.go`).
+//!
+//! ```text
+//! <list<T>>.isSorted() <bool>        T ∈ int, uint, double, bool, duration, timestamp, string, bytes
+//! <list<T>>.sum() <T>                T ∈ int, uint, double, duration; empty list → typed zero
+//! <list<T>>.min() <T>, .max() <T>    T comparable; empty list → error; ties keep the first
+//! <list<A>>.indexOf(<A>) <int>       first index by CEL equality, -1 if absent
+//! <list<A>>.lastIndexOf(<A>) <int>   last index, -1 if absent
+//! <dyn>.includes(<dyn>) <bool>       (v1, 1.37) list: some element equals the argument;
+//!                                    any other receiver: receiver == argument
+//! ```
+//!
+//! Examples (apiserver `lists.go` docs, `lists_test.go`):
+//!
+//! ```text
+//! [1, 2, 3].isSorted()                    // true
+//! ['a', 'b', 'b', 'c'].isSorted()         // true
+//! [2.0, 1.0].isSorted()                   // false
+//! [1, 3].sum()                            // 4
+//! [duration('1m'), duration('1s')].sum()  // duration('61s')
+//! [1, 3].min()                            // 1
+//! [].min()                                // error: min called on empty list
+//! [1, 2, 2, 3].indexOf(2)                 // 1
+//! ['a', 'b', 'b', 'c'].lastIndexOf('b')   // 2
+//! [1, 2, 3].includes(2)                   // true
+//! 'model-a'.includes('model-a')           // true
+//! ```
+//!
+//! Cost (apiserver `cost.go`): every function costs the traversal of its receiver (1 per
+//! scalar element, `floor(0.1 × bytes)` per string element).
+
+use crate::cel::decls::{Declarations, OverloadDecl as O};
+use crate::cel::types::Type;
+
+/// Element types of `isSorted`, `min`, `max`, with the names used in the overload ids.
+pub const COMPARABLE: [(&str, Type); 8] = [
+    ("int", Type::Int),
+    ("uint", Type::Uint),
+    ("double", Type::Double),
+    ("bool", Type::Bool),
+    ("duration", Type::Duration),
+    ("timestamp", Type::Timestamp),
+    ("string", Type::String),
+    ("bytes", Type::Bytes),
+];
+
+/// Element types of `sum`.
+pub const SUMMABLE: [(&str, Type); 4] = [
+    ("int", Type::Int),
+    ("uint", Type::Uint),
+    ("double", Type::Double),
+    ("duration", Type::Duration),
+];
+
+// ---------------------------------------------------------------------------------------------
+// CEL declarations (apiserver overload ids, in the apiserver's declaration order)
+
+/// Declare the lists library at `version` (0: isSorted, sum, max, min, indexOf, lastIndexOf;
+/// 1: adds includes).
+pub fn declare(d: &mut Declarations, version: u32) {
+    for (name, t) in COMPARABLE {
+        let id = format!("list_{name}_is_sorted_bool");
+        d.add_overload("isSorted", O::member(&id, vec![Type::list(t)], Type::Bool));
+    }
+    for (name, t) in SUMMABLE {
+        let id = format!("list_{name}_sum_{name}");
+        d.add_overload("sum", O::member(&id, vec![Type::list(t.clone())], t));
+    }
+    for function in ["max", "min"] {
+        for (name, t) in COMPARABLE {
+            let id = format!("list_{name}_{function}_{name}");
+            d.add_overload(function, O::member(&id, vec![Type::list(t.clone())], t));
+        }
+    }
+    let a = || Type::param("A");
+    d.add_overload(
+        "indexOf",
+        O::member("list_a_index_of_int", vec![Type::list(a()), a()], Type::Int),
+    );
+    d.add_overload(
+        "lastIndexOf",
+        O::member("list_a_last_index_of_int", vec![Type::list(a()), a()], Type::Int),
+    );
+    if version >= 1 {
+        d.add_overload(
+            "includes",
+            O::member("list_includes_dyn_dyn", vec![Type::Dyn, Type::Dyn], Type::Bool),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CEL implementations
+
+use crate::cel::stdlib::cost::traversal_cost;
+use crate::cel::stdlib::{Ctx, Fail, Registry, R};
+use crate::cel::value::{compare, List, Value};
+use std::cmp::Ordering;
+
+fn list<'v, 'a>(v: &'v Value<'a>) -> Result<&'v List<'a>, Fail> {
+    match v {
+        Value::List(l) => Ok(l),
+        _ => Err(Fail::NoMatch),
+    }
+}
+
+/// cel-go `traits.Comparer` values (the element kinds these functions accept).
+fn is_comparer(v: &Value<'_>) -> bool {
+    use Value::*;
+    matches!(
+        v,
+        Bool(_) | Int(_) | Uint(_) | Double(_) | String(_) | Bytes(_) | Duration(_) | Timestamp(_)
+    )
+}
+
+/// `prev.Compare(next) == 1`; a failed comparison (mixed kinds) counts as "not greater", as in
+/// the apiserver.
+fn greater(prev: &Value<'_>, next: &Value<'_>) -> bool {
+    compare(prev, next) == Some(Ordering::Greater)
+}
+
+fn is_sorted<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let mut prev: Option<Value<'a>> = None;
+    for next in list(&a[0])?.iter() {
+        if !is_comparer(&next) {
+            return Err(Fail::msg("no such overload"));
+        }
+        if let Some(p) = &prev {
+            if greater(p, &next) {
+                return Ok(Value::Bool(false));
+            }
+        }
+        prev = Some(next);
+    }
+    Ok(Value::Bool(true))
+}
+
+/// `min`/`max`: the first element that no later element beats (`result.Compare(next) ==
+/// prefer` replaces it).
+fn extreme<'a>(a: &[Value<'a>], name: &str, prefer: Ordering) -> R<'a> {
+    let mut result: Option<Value<'a>> = None;
+    for next in list(&a[0])?.iter() {
+        if !is_comparer(&next) {
+            return Err(Fail::msg("no such overload"));
+        }
+        match &result {
+            None => result = Some(next),
+            Some(r) if compare(r, &next) == Some(prefer) => result = Some(next),
+            _ => {}
+        }
+    }
+    result.ok_or_else(|| Fail::msg(format!("{name} called on empty list")))
+}
+fn min<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    extreme(a, "min", Ordering::Greater)
+}
+fn max<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    extreme(a, "max", Ordering::Less)
+}
+
+/// `sum` from the overload's typed zero, adding with CEL's checked arithmetic; an element of
+/// another type is `no such overload` (the zero's `Add` rejects it).
+fn sum_from<'a>(a: &[Value<'a>], zero: Value<'a>) -> R<'a> {
+    let overflow = || Fail::msg("integer overflow");
+    let mut acc = zero;
+    for next in list(&a[0])?.iter() {
+        acc = match (&acc, &next) {
+            (Value::Int(x), Value::Int(y)) => Value::Int(x.checked_add(*y).ok_or_else(overflow)?),
+            (Value::Uint(x), Value::Uint(y)) => Value::Uint(
+                x.checked_add(*y).ok_or_else(|| Fail::msg("unsigned integer overflow"))?,
+            ),
+            (Value::Double(x), Value::Double(y)) => Value::Double(x + y),
+            (Value::Duration(x), Value::Duration(y)) => {
+                Value::Duration(x.checked_add(*y).ok_or_else(overflow)?)
+            }
+            _ => return Err(Fail::msg("no such overload")),
+        };
+    }
+    Ok(acc)
+}
+fn sum_int<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    sum_from(a, Value::Int(0))
+}
+fn sum_uint<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    sum_from(a, Value::Uint(0))
+}
+fn sum_double<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    sum_from(a, Value::Double(0.0))
+}
+fn sum_duration<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    sum_from(a, Value::Duration(0))
+}
+
+fn index_of<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let l = list(&a[0])?;
+    let i = l.iter().position(|x| x.equals(&a[1]));
+    Ok(Value::Int(i.map_or(-1, |i| i as i64)))
+}
+fn last_index_of<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    let l = list(&a[0])?;
+    let i = (0..l.len()).rev().find(|&i| l.get(i).is_some_and(|x| x.equals(&a[1])));
+    Ok(Value::Int(i.map_or(-1, |i| i as i64)))
+}
+fn includes<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
+    Ok(Value::Bool(match &a[0] {
+        Value::List(l) => l.iter().any(|x| x.equals(&a[1])),
+        target => target.equals(&a[1]),
+    }))
+}
+/// `includes` costs the traversal of its receiver, like the other list functions (spec §5.2).
+fn includes_cost(a: &[Value<'_>], _: Option<&Value<'_>>) -> u64 {
+    a.first().map_or(0, traversal_cost)
+}
+
+/// Overload ids by element type, in [`COMPARABLE`] / [`SUMMABLE`] order.
+const IS_SORTED_IDS: [&str; 8] = [
+    "list_int_is_sorted_bool",
+    "list_uint_is_sorted_bool",
+    "list_double_is_sorted_bool",
+    "list_bool_is_sorted_bool",
+    "list_duration_is_sorted_bool",
+    "list_timestamp_is_sorted_bool",
+    "list_string_is_sorted_bool",
+    "list_bytes_is_sorted_bool",
+];
+const MAX_IDS: [&str; 8] = [
+    "list_int_max_int",
+    "list_uint_max_uint",
+    "list_double_max_double",
+    "list_bool_max_bool",
+    "list_duration_max_duration",
+    "list_timestamp_max_timestamp",
+    "list_string_max_string",
+    "list_bytes_max_bytes",
+];
+const MIN_IDS: [&str; 8] = [
+    "list_int_min_int",
+    "list_uint_min_uint",
+    "list_double_min_double",
+    "list_bool_min_bool",
+    "list_duration_min_duration",
+    "list_timestamp_min_timestamp",
+    "list_string_min_string",
+    "list_bytes_min_bytes",
+];
+const SUM_IDS: [&str; 4] = [
+    "list_int_sum_int",
+    "list_uint_sum_uint",
+    "list_double_sum_double",
+    "list_duration_sum_duration",
+];
+
+/// Register the lists implementations (v0 costs: apiserver estimator, by name).
+pub fn register(r: &mut Registry) {
+    for id in IS_SORTED_IDS {
+        r.member("isSorted", id, 1, is_sorted);
+    }
+    let sums: [crate::cel::stdlib::ImplFn; 4] = [sum_int, sum_uint, sum_double, sum_duration];
+    for (id, imp) in SUM_IDS.into_iter().zip(sums) {
+        r.member("sum", id, 1, imp);
+    }
+    for id in MAX_IDS {
+        r.member("max", id, 1, max);
+    }
+    for id in MIN_IDS {
+        r.member("min", id, 1, min);
+    }
+    r.member("indexOf", "list_a_index_of_int", 2, index_of);
+    r.member("lastIndexOf", "list_a_last_index_of_int", 2, last_index_of);
+    r.add(crate::cel::stdlib::Overload {
+        id: "list_includes_dyn_dyn",
+        function: "includes",
+        member: true,
+        arity: 2,
+        imp: includes,
+        cost: Some(includes_cost),
+    });
+}

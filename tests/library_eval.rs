@@ -1,0 +1,403 @@
+//! Kubernetes libraries end to end: parse → check against `environment::declarations` → plan
+//! with the checker's references → evaluate with the cost tracker. Values, apiserver error
+//! texts and actual costs: spec §8.1 (cost goldens), §8.6 and a sample of the upstream
+//! `pkg/cel/library/*_test.go` cases per library.
+
+use serde_json::json;
+use std::rc::Rc;
+use vap_eval::cel::checker::{CheckOptions, ExpectedResult};
+use vap_eval::cel::compile::{compile, regex_compiles, CompileOptions};
+use vap_eval::cel::parser::ParseOptions;
+use vap_eval::cel::runtime::{Bindings, CostTracker};
+use vap_eval::cel::value::Value;
+use vap_eval::environment::{
+    declarations, EnvironmentMode, ExpressionKind, Features, KubeVersion, VariableScope,
+};
+use vap_eval::library::authz::{
+    authorizer_value, request_resource_value, Rbac, RequestResource, UserInfo, NO_RBAC_REASON,
+};
+
+/// Evaluate `expr` as a 1.37 variable expression (any result type) with `authorizer` bound to
+/// `rbac` and `user`; returns the value's debug form or `error: <msg>`, and the actual cost.
+fn eval_as(expr: &str, rbac: Option<Rc<Rbac>>, user: UserInfo) -> (String, u64) {
+    let version = KubeVersion::new(37);
+    let mode = EnvironmentMode::StoredExpressions;
+    let decls = declarations(version, mode, ExpressionKind::Variable, &VariableScope::default());
+    let features = Features::for_version(version, mode);
+    let registry = vap_eval::library::registry();
+    let options = CompileOptions {
+        parse: ParseOptions::default(),
+        check: CheckOptions { regex_validator: Some(regex_compiles), ..features.check_options() },
+        expected: ExpectedResult::Any,
+    };
+    let compiled = compile(expr, &decls, &registry, &options);
+    let Some(program) = compiled.program else {
+        return (format!("compile: {}", compiled.error.unwrap_or_default()), 0);
+    };
+    let request = RequestResource {
+        group: "apps".into(),
+        resource: "deployments".into(),
+        namespace: "default".into(),
+        name: "web".into(),
+        ..Default::default()
+    };
+    let object = json!({"metadata": {"name": "web"}});
+    let act = Bindings::new()
+        .with("object", Value::from_json(&object))
+        .with("oldObject", Value::Null)
+        .with("authorizer", authorizer_value(rbac.clone(), user.clone()))
+        .with("authorizer.requestResource", request_resource_value(rbac, user, &request));
+    let mut cost = CostTracker::default();
+    let out = match program.eval(&act, &mut cost) {
+        Ok(v) => v.debug_string(),
+        Err(e) => format!("error: {}", e.message),
+    };
+    (out, cost.actual_cost())
+}
+
+fn alice() -> UserInfo {
+    UserInfo { name: "alice".into(), groups: vec!["dev".into()], ..Default::default() }
+}
+
+fn eval(expr: &str) -> (String, u64) {
+    eval_as(expr, None, alice())
+}
+
+fn check(cases: &[(&str, &str)]) {
+    let bad: Vec<String> = cases
+        .iter()
+        .filter_map(|(expr, want)| {
+            let got = eval(expr).0;
+            (got != *want).then(|| format!("{expr}\n   want {want}\n    got {got}"))
+        })
+        .collect();
+    assert!(bad.is_empty(), "{} failures:\n{}", bad.len(), bad.join("\n"));
+}
+
+#[test]
+fn cost_goldens() {
+    // spec §8.1 (apiserver condition_test.go).
+    let cases: &[(&str, &str, u64)] = &[
+        ("[1,2,3,4].isSorted()", "true", 4),
+        ("url('https:://kubernetes.io/').getHostname() == 'kubernetes.io'", "false", 4),
+        ("size('abc 123 def 123'.split(' ')) > 0", "true", 5),
+        ("size(['aa','bb','cc','d','e','f','g','h','i','j'].join(' ')) > 0", "true", 7),
+        ("size('abc 123 def 123'.find('123')) > 0", "true", 4),
+        (
+            "quantity(\"200M\") == quantity(\"0.2G\") && quantity(\"0.2G\") == quantity(\"200M\")",
+            "true",
+            6,
+        ),
+        ("!authorizer.group('').resource('endpoints').check('create').allowed()", "true", 350_005),
+    ];
+    for (expr, want, want_cost) in cases {
+        assert_eq!(eval(expr), (want.to_string(), *want_cost), "{expr}");
+    }
+    let three = "authorizer.group('').resource('endpoints').check('create').allowed() || \
+                 authorizer.group('').resource('pods').check('create').allowed() || \
+                 authorizer.group('').resource('services').check('create').allowed()";
+    assert_eq!(eval(three).0, "error: operation cancelled: actual cost limit exceeded");
+}
+
+#[test]
+fn library_costs() {
+    // apiserver cost.go CallCost, by function.
+    let cases: &[(&str, u64)] = &[
+        ("ip('192.168.0.1')", 2),                         // ceil(0.1 × 11)
+        ("ip('192.168.0.1').family()", 3),                // + 1
+        ("ip.isCanonical('192.168.0.1')", 3),             // ceil(0.2 × 11)
+        ("cidr('10.0.0.0/8').containsIP('10.1.2.3')", 3), // 1 + ceil(0.2 × 1) + ceil(0.1 × 8)
+        // 2 + ceil(0.1 × (3 + 3)) + ceil(0.1 × 3) + 1 + ceil(0.1 × 11); a /24 has size 3.
+        ("cidr('10.0.0.0/24').containsCIDR('10.0.0.0/25')", 7),
+        ("semver('1.2.3').major()", 2), // ceil(0.1 × 5) + 1
+        ("isSemver('1.2.3', true)", 1),
+        ("format.dns1123Label().validate('abc')", 9), // 1 + ceil(0.4) × ceil(7.5)
+        ("format.named('uuid').hasValue()", 2),
+        ("[1, 2, 3].includes(2)", 3),
+        ("['abcdefghijkl', 'b'].includes('b')", 1), // floor(0.1 × 12) + floor(0.1 × 1)
+        ("quantity('1').add(2).sub(3).isInteger()", 4),
+        ("url('https://a/').getQuery()", 2),
+    ];
+    let bad: Vec<String> = cases
+        .iter()
+        .filter_map(|(expr, want)| {
+            let (out, got) = eval(expr);
+            (got != *want).then(|| format!("{expr}: want cost {want}, got {got} ({out})"))
+        })
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn quantity() {
+    // apiserver quantity_test.go, spec §4.5 / §8.6.
+    check(&[
+        ("quantity('50k').add(20).sub(quantity('100k')).sub(-50000).asInteger()", "20"),
+        ("quantity('50.703k').asApproximateFloat()", "50703"),
+        ("quantity('50M').compareTo(quantity('50Mi'))", "-1"),
+        ("quantity('50Mi').compareTo(quantity('50M'))", "1"),
+        ("quantity('150Mi').isGreaterThan(quantity('100Mi'))", "true"),
+        ("quantity('50M').isLessThan(quantity('100M'))", "true"),
+        ("quantity('200M') == quantity('0.2G')", "true"),
+        ("quantity('50000000G').isInteger()", "true"),
+        ("quantity('9999999999999999999999999999999999999G').isInteger()", "false"),
+        (
+            "quantity('9999999999999999999999999999999999999G').asInteger()",
+            "error: cannot convert value to integer",
+        ),
+        ("sign(quantity('-1'))", "-1"),
+        ("isQuantity('1,3G')", "false"),
+        ("isQuantity('1.3Gi')", "true"),
+        ("isQuantity('200K')", "false"),
+        (
+            "quantity('10Mo')",
+            "error: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        ),
+        ("quantity('10Mm')", "error: unable to parse quantity's suffix"),
+        ("quantity('Mi') == quantity('0')", "true"),
+        ("string(quantity('0.5').asApproximateFloat())", "\"0.5\""),
+        // The add/sub representation quirk: results only equal on the left.
+        ("quantity('50k').add(20) == quantity('50020')", "true"),
+        ("quantity('50020') == quantity('50k').add(20)", "error: no such overload"),
+        ("quantity('1') != quantity('1').sub(0)", "error: no such overload"),
+        ("dyn(quantity('1')) == 1", "error: no such overload"),
+        ("quantity('1') == dyn(null)", "false"),
+        ("type(quantity('1'))", "kubernetes.Quantity"),
+    ]);
+}
+
+#[test]
+fn ip_and_cidr() {
+    // apiserver ip_test.go, cidr_test.go, spec §8.6.
+    check(&[
+        (
+            "ip('192.168.0.1.0')",
+            "error: IP Address \"192.168.0.1.0\" parse error during conversion from string: ParseAddr(\"192.168.0.1.0\"): IPv4 address too long",
+        ),
+        ("ip('fe80::1%eth0')", "error: IP address \"fe80::1%eth0\" with zone value is not allowed"),
+        ("ip('::ffff:1.2.3.4')", "error: IPv4-mapped IPv6 address \"::ffff:1.2.3.4\" is not allowed"),
+        ("ip('192.168.0.1').family()", "4"),
+        ("ip('::1').family()", "6"),
+        ("ip('::1').isLoopback()", "true"),
+        ("ip('224.0.0.1').isLinkLocalMulticast()", "true"),
+        ("ip('169.254.169.254').isLinkLocalUnicast()", "true"),
+        ("ip('192.168.0.1').isGlobalUnicast()", "true"),
+        ("ip('255.255.255.255').isGlobalUnicast()", "false"),
+        ("ip('0.0.0.0').isUnspecified()", "true"),
+        ("ip.isCanonical('2001:db8::68')", "true"),
+        ("ip.isCanonical('2001:DB8::68')", "false"),
+        ("isIP('1.2.3')", "false"),
+        ("string(ip('2001:DB8::68'))", "\"2001:db8::68\""),
+        ("ip('127.0.0.1') == ip('127.0.0.1')", "true"),
+        ("ip('127.0.0.1') == ip('::1')", "false"),
+        ("type(ip('10.0.0.1')) == net.IP", "true"),
+        (
+            "cidr('192.168.0.0/')",
+            "error: network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix(\"192.168.0.0/\"): bad bits after slash: \"\"",
+        ),
+        ("cidr('192.168.0.0/24').containsCIDR(cidr('192.168.0.1/32'))", "true"),
+        ("cidr('192.168.0.0/24').containsCIDR('192.168.0.0/23')", "false"),
+        ("cidr('192.168.0.0/24').containsIP(ip('192.168.0.1'))", "true"),
+        ("cidr('192.168.0.0/24').containsIP('192.168.1.1')", "false"),
+        ("cidr('192.168.0.0/24').containsIP('::1')", "false"),
+        ("cidr('192.168.0.0/24').containsIP('bad')", "error: no such overload"),
+        ("string(cidr('192.168.0.1/24').masked())", "\"192.168.0.0/24\""),
+        ("cidr('192.168.0.1/24') == cidr('192.168.0.1/24').masked()", "false"),
+        ("cidr('192.168.0.0/24') == cidr('192.168.0.0/24').masked()", "true"),
+        ("string(cidr('192.168.0.1/24').ip())", "\"192.168.0.1\""),
+        ("cidr('::1/128').prefixLength()", "128"),
+        ("isCIDR('192.168.0.0/33')", "false"),
+        ("type(cidr('192.168.0.0/24')) == net.CIDR", "true"),
+    ]);
+}
+
+#[test]
+fn semver() {
+    // apiserver semver_test.go, spec §8.6.
+    check(&[
+        ("semver('v1.0')", "error: No Major.Minor.Patch elements found"),
+        ("isSemver('01.01.01')", "false"),
+        ("isSemver('01.01.01', true)", "true"),
+        ("semver('v01.01', true) == semver('1.1.0')", "true"),
+        (
+            "semver('1.0-alpha', true)",
+            "error: short version cannot contain PreRelease/Build meta data",
+        ),
+        ("semver('1.2.3').compareTo(semver('2.0.0'))", "-1"),
+        ("semver('1.2.3').isGreaterThan(semver('0.1.2'))", "true"),
+        ("semver('1.2.3-alpha').isLessThan(semver('1.2.3'))", "true"),
+        ("semver('1.2.3+build1') == semver('1.2.3+build2')", "true"),
+        (
+            "[semver('1.2.3').major(), semver('1.2.3').minor(), semver('1.2.3').patch()]",
+            "[1, 2, 3]",
+        ),
+    ]);
+}
+
+#[test]
+fn format() {
+    // apiserver format_test.go, spec §8.6.
+    check(&[
+        (
+            "format.dns1123Label().validate('contains a space')",
+            "optional.of([\"a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\"])",
+        ),
+        ("format.dns1123Label().validate('my-name')", "optional.none()"),
+        ("format.byte().validate('aGVsbG8')", "optional.of([\"invalid base64\"])"),
+        ("format.byte().validate('aGVsbG8=')", "optional.none()"),
+        ("format.uuid().validate('x')", "optional.of([\"does not match the UUID format\"])"),
+        ("format.named('unknown').hasValue()", "false"),
+        ("format.named('labelValue').value().validate('a_b').hasValue()", "false"),
+        ("format.date().validate('2021-13-01')", "optional.of([\"invalid date\"])"),
+        ("format.dns1123Label() == format.dns1123Label()", "error: no such overload"),
+        ("type(format.uri())", "kubernetes.NamedFormat"),
+    ]);
+}
+
+#[test]
+fn url_and_regex() {
+    // apiserver urls.go / regex.go docs and tests.
+    check(&[
+        ("url('https://example.com:80/').getHost()", "\"example.com:80\""),
+        ("url('https://[::1]:80/').getHostname()", "\"::1\""),
+        ("url('https://[::1]:80/').getPort()", "\"80\""),
+        ("url('https://example.com/path with spaces/').getEscapedPath()", "\"/path%20with%20spaces/\""),
+        ("url('/path?k=v&k=w').getQuery()", "{\"k\": [\"v\", \"w\"]}"),
+        ("url('https://example.com/path?').getQuery()", "{}"),
+        ("url('https://example.com').getScheme()", "\"https\""),
+        (
+            "url('../relative')",
+            "error: URL parse error during conversion from string: parse \"../relative\": invalid URI for request",
+        ),
+        ("isURL('https://example.com/%zz')", "false"),
+        ("url('https://a/b') == url('https://a/b')", "true"),
+        ("'abc 123'.find('[0-9]+')", "\"123\""),
+        ("'abc 123'.find('xyz')", "\"\""),
+        ("'123 abc 456'.findAll('[0-9]+')", "[\"123\", \"456\"]"),
+        ("'123 abc 456'.findAll('[0-9]+', 1)", "[\"123\"]"),
+        ("'baaab'.findAll('a*')", "[\"\", \"aaa\", \"\"]"),
+        ("'abc'.find('(abc')", "error: Illegal regex: error parsing regexp: missing closing ): `(abc`"),
+    ]);
+}
+
+#[test]
+fn lists() {
+    // apiserver lists.go docs, lists_test.go.
+    check(&[
+        ("[1, 2, 3].isSorted()", "true"),
+        ("['a', 'b', 'b', 'c'].isSorted()", "true"),
+        ("[2.0, 1.0].isSorted()", "false"),
+        ("[].isSorted()", "true"),
+        ("[1, 3].sum()", "4"),
+        ("[1.0, 3.0].sum()", "4"),
+        ("[duration('1m'), duration('1s')].sum()", "duration(\"61s\")"),
+        ("[1u, 2u].sum()", "3u"),
+        ("[9223372036854775807, 1].sum()", "error: integer overflow"),
+        ("[1, 3].min()", "1"),
+        ("[1, 3].max()", "3"),
+        ("['b', 'a'].min()", "\"a\""),
+        ("[].min()", "error: min called on empty list"),
+        ("[].max()", "error: max called on empty list"),
+        ("[1, 2, 2, 3].indexOf(2)", "1"),
+        ("['a', 'b', 'b', 'c'].lastIndexOf('b')", "2"),
+        ("[1.0].indexOf(1.1)", "-1"),
+        ("[1, 2, 3].includes(2)", "true"),
+        ("[1, 2, 3].includes(4)", "false"),
+        ("'model-a'.includes('model-a')", "true"),
+        ("'model-a'.includes('model-b')", "false"),
+        ("'abcb'.indexOf('b')", "1"),
+    ]);
+}
+
+fn rbac() -> Rc<Rbac> {
+    let objects = vec![
+        json!({"kind": "ClusterRole", "metadata": {"name": "endpoint-creator"},
+               "rules": [{"verbs": ["create"], "apiGroups": [""], "resources": ["endpoints"]}]}),
+        json!({"kind": "ClusterRoleBinding", "metadata": {"name": "alice-endpoints"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "endpoint-creator"},
+               "subjects": [{"kind": "User", "name": "alice"}]}),
+        json!({"kind": "Role", "metadata": {"name": "deployer", "namespace": "default"},
+               "rules": [{"verbs": ["update"], "apiGroups": ["apps"], "resources": ["deployments"]}]}),
+        json!({"kind": "RoleBinding", "metadata": {"name": "sa-deployer", "namespace": "default"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "deployer"},
+               "subjects": [{"kind": "ServiceAccount", "name": "ci", "namespace": "default"}]}),
+        json!({"kind": "ClusterRole", "metadata": {"name": "health"},
+               "rules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]}),
+        json!({"kind": "ClusterRoleBinding", "metadata": {"name": "dev-health"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "health"},
+               "subjects": [{"kind": "Group", "name": "dev"}]}),
+    ];
+    Rc::new(Rbac::from_objects(&objects).expect("rbac"))
+}
+
+#[test]
+fn authorizer() {
+    let with = |expr: &str| eval_as(expr, Some(rbac()), alice()).0;
+    assert_eq!(
+        with("authorizer.group('').resource('endpoints').check('create').allowed()"),
+        "true"
+    );
+    assert_eq!(
+        with("authorizer.group('').resource('endpoints').check('create').reason()"),
+        "\"RBAC: allowed by ClusterRoleBinding \\\"alice-endpoints\\\" of ClusterRole \\\"endpoint-creator\\\" to User \\\"alice\\\"\""
+    );
+    assert_eq!(
+        with("authorizer.group('').resource('endpoints').check('delete').allowed()"),
+        "false"
+    );
+    assert_eq!(with("authorizer.group('').resource('endpoints').check('delete').reason()"), "\"\"");
+    assert_eq!(with("authorizer.path('/healthz').check('get').allowed()"), "true");
+    assert_eq!(with("authorizer.path('/metrics').check('get').allowed()"), "false");
+    // The pre-filled request resource: apps/deployments "web" in "default".
+    assert_eq!(with("authorizer.requestResource.check('update').allowed()"), "false");
+    assert_eq!(
+        with("authorizer.serviceAccount('default', 'ci').group('apps').resource('deployments').namespace('default').check('update').allowed()"),
+        "true"
+    );
+    assert_eq!(
+        with("authorizer.serviceAccount('default', 'ci').group('apps').resource('deployments').namespace('other').check('update').allowed()"),
+        "false"
+    );
+    // Selectors are passed on and ignored by RBAC; unparsable ones are not errors.
+    assert_eq!(
+        with("authorizer.group('').resource('endpoints').fieldSelector('a=').labelSelector('!!').check('create').allowed()"),
+        "true"
+    );
+    assert_eq!(
+        with("authorizer.group('').resource('endpoints').check('create').errored()"),
+        "false"
+    );
+    assert_eq!(with("authorizer.group('').resource('endpoints').check('create').error()"), "\"\"");
+    // Argument errors (apiserver authz.go).
+    assert_eq!(with("authorizer.path(' ').check('get')"), "error: path must not be empty");
+    assert_eq!(
+        with("authorizer.group('').resource('').check('get')"),
+        "error: resource must not be empty"
+    );
+    assert_eq!(
+        with("authorizer.serviceAccount('default', 'Bad_Name')"),
+        "error: Invalid service account name"
+    );
+    assert_eq!(
+        with("authorizer.serviceAccount('Bad_NS', 'ok')"),
+        "error: Invalid service account namespace"
+    );
+    assert_eq!(with("authorizer == authorizer"), "error: no such overload");
+    // Without RBAC objects every check has no opinion, and says why.
+    let none = |expr: &str| eval(expr).0;
+    assert_eq!(none("authorizer.requestResource.check('get').allowed()"), "false");
+    assert_eq!(
+        none("authorizer.path('/healthz').check('get').reason()"),
+        format!("{:?}", NO_RBAC_REASON)
+    );
+    // system:masters is allowed by the privileged-group authorizer.
+    let admin = UserInfo {
+        name: "root".into(),
+        groups: vec!["system:masters".into()],
+        ..Default::default()
+    };
+    assert_eq!(
+        eval_as("authorizer.path('/x').check('get').allowed()", Some(rbac()), admin).0,
+        "true"
+    );
+}
