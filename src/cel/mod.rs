@@ -6,12 +6,18 @@
 //! - [`decls`]: the declaration table the checker resolves against and libraries register into;
 //!   [`stdlib_decls`] fills it with the standard library and cel-go's extensions.
 //! - [`types`]: static types.
+//! - [`value`]: runtime values, borrowing the input JSON.
+//! - [`runtime`]: planner, evaluator and cost tracker.
+//! - [`stdlib`]: function implementations keyed by cel-go overload id.
 
 pub mod ast;
 pub mod checker;
 pub mod decls;
 pub mod errors;
 pub mod parser;
+pub mod runtime;
+pub mod stdlib;
 pub mod stdlib_decls;
 pub mod types;
 pub mod validators;
+pub mod value;

@@ -1,0 +1,517 @@
+//! Evaluation of a [`Program`] against an [`Activation`].
+//!
+//! Errors propagate as `Err`, and the operators that may absorb them do so explicitly, as cel-go
+//! does with error values: `_&&_` / `_||_` are commutative (`error && false` is `false`), the
+//! ternary propagates only the condition's error, `@not_strictly_false` turns errors into `true`.
+//! Cancellation (cost limit) is never absorbed.
+//!
+//! Cost accounting (cel-go `runtimecost.go`): constants 0; an attribute 1 plus 1 per qualifier
+//! (a relative attribute — one whose root is not an identifier — also pays its operand);
+//! `has()` costs only its operand (Kubernetes `PresenceTestHasCost(false)`); list literal 10,
+//! map literal 30 unless folded; calls as `stdlib::cost`; `&&`, `||`, ternary and comprehensions
+//! have no own cost.
+
+use super::plan::{Call, Fold, Loc, Node, Program, Qual, QualKind, Root};
+use super::{Activation, CostTracker, EvalError, COST_LIMIT_MESSAGE};
+use crate::cel::stdlib::{cost, Ctx, Fail};
+use crate::cel::value::{Key, List, Map, OwnedMap, Value};
+use std::rc::Rc;
+
+type E = Box<EvalError>;
+type R<'a> = Result<Value<'a>, E>;
+
+const LIST_CREATE_COST: u64 = 10;
+const MAP_CREATE_COST: u64 = 30;
+
+impl Program {
+    /// Evaluate once. `cost` accumulates the actual cost (it may be shared across expressions);
+    /// its limit cancels evaluation with `operation cancelled: actual cost limit exceeded`.
+    pub fn eval<'a>(
+        &self,
+        activation: &dyn Activation<'a>,
+        cost: &mut CostTracker,
+    ) -> Result<Value<'a>, EvalError> {
+        let mut ev = Evaluator {
+            prog: self,
+            act: activation,
+            cost,
+            globals: vec![None; self.globals.len()],
+            locals: (0..self.slots).map(|_| Ok(Value::Null)).collect(),
+        };
+        ev.eval(&self.root).map_err(|e| *e)
+    }
+}
+
+struct Evaluator<'p, 'a, 'c> {
+    prog: &'p Program,
+    act: &'c dyn Activation<'a>,
+    cost: &'c mut CostTracker,
+    globals: Vec<Option<Value<'a>>>,
+    locals: Vec<Result<Value<'a>, E>>,
+}
+
+fn err(msg: impl Into<String>, loc: Loc) -> E {
+    Box::new(EvalError { message: msg.into(), node: loc.id, span: loc.span, cancelled: false })
+}
+
+impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
+    #[inline]
+    fn charge(&mut self, c: u64, loc: Loc) -> Result<(), E> {
+        if self.cost.add(c) {
+            Ok(())
+        } else {
+            Err(self.cancelled(loc))
+        }
+    }
+
+    fn cancelled(&self, loc: Loc) -> E {
+        Box::new(EvalError {
+            message: COST_LIMIT_MESSAGE.to_string(),
+            node: loc.id,
+            span: loc.span,
+            cancelled: true,
+        })
+    }
+
+    fn eval(&mut self, n: &Node) -> R<'a> {
+        match n {
+            Node::Const(v) => Ok(v.clone()),
+            Node::Attr { root, quals, loc } => self.attr(root, quals, *loc),
+            Node::Has { root, quals, field, loc } => self.has(root, quals, field, *loc),
+            Node::LazyVar { name, global, loc } => self.lazy_var(name, *global, *loc),
+            Node::Call(c) => self.call(c),
+            Node::And(l, r, loc) => self.logic(l, r, false, *loc),
+            Node::Or(l, r, loc) => self.logic(l, r, true, *loc),
+            Node::Ternary(c, t, f, loc) => match self.eval(c)? {
+                Value::Bool(true) => self.eval(t),
+                Value::Bool(false) => self.eval(f),
+                _ => Err(err("no such overload", *loc)),
+            },
+            Node::NotStrictlyFalse(x) => {
+                let v = self.eval(x);
+                // A call: cost 1.
+                self.charge(1, Loc { id: 0, span: Default::default() })?;
+                match v {
+                    Ok(Value::Bool(b)) => Ok(Value::Bool(b)),
+                    Ok(_) => Ok(Value::Bool(true)),
+                    Err(e) if e.cancelled => Err(e),
+                    Err(_) => Ok(Value::Bool(true)),
+                }
+            }
+            Node::List { elems, optional, loc } => {
+                let mut out = Vec::with_capacity(elems.len());
+                for (i, e) in elems.iter().enumerate() {
+                    let v = self.eval(e)?;
+                    if optional[i] {
+                        match v {
+                            Value::Optional(Some(x)) => out.push((*x).clone()),
+                            Value::Optional(None) => {}
+                            _ => return Err(err("no such overload", *loc)),
+                        }
+                    } else {
+                        out.push(v);
+                    }
+                }
+                self.charge(LIST_CREATE_COST, *loc)?;
+                Ok(Value::list(out))
+            }
+            Node::Map { entries, loc } => {
+                let mut m = OwnedMap::with_capacity(entries.len());
+                for (k, v, opt) in entries.iter() {
+                    let kv = self.eval(k)?;
+                    let vv = self.eval(v)?;
+                    let key = Key::from_value(&kv).ok_or_else(|| {
+                        err(format!("unsupported key type: {}", kv.type_name()), *loc)
+                    })?;
+                    if *opt {
+                        match vv {
+                            Value::Optional(Some(x)) => {
+                                m.insert(key, (*x).clone());
+                            }
+                            Value::Optional(None) => {}
+                            _ => return Err(err("no such overload", *loc)),
+                        }
+                    } else {
+                        m.insert(key, vv);
+                    }
+                }
+                self.charge(MAP_CREATE_COST, *loc)?;
+                Ok(Value::map(m))
+            }
+            Node::Fold(f) => self.fold(f),
+            Node::AccuAppend { accu, elems, const_list, loc } => {
+                // `@result` (1) + `[elems]` (10 unless constant) + `_+_` (1).
+                let mut vals = Vec::with_capacity(elems.len());
+                for e in elems.iter() {
+                    vals.push(self.eval(e)?);
+                }
+                self.charge(1 + if *const_list { 0 } else { LIST_CREATE_COST } + 1, *loc)?;
+                let slot = *accu as usize;
+                let acc = std::mem::replace(&mut self.locals[slot], Ok(Value::Null))?;
+                match acc {
+                    Value::List(List::Owned(mut rc)) => {
+                        Rc::make_mut(&mut rc).extend(vals);
+                        Ok(Value::List(List::Owned(rc)))
+                    }
+                    Value::List(l) => {
+                        let mut v = l.to_vec();
+                        v.extend(vals);
+                        Ok(Value::list(v))
+                    }
+                    _ => Err(err("no such overload", *loc)),
+                }
+            }
+            Node::AccuInsert { accu, args, loc } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for e in args.iter() {
+                    vals.push(self.eval(e)?);
+                }
+                self.charge(2, *loc)?;
+                let slot = *accu as usize;
+                let acc = std::mem::replace(&mut self.locals[slot], Ok(Value::Null))?;
+                let mut rc = match acc {
+                    Value::Map(Map::Owned(rc)) => rc,
+                    Value::Map(m) => Rc::new(
+                        m.iter().filter_map(|(k, v)| Some((Key::from_value(&k)?, v))).collect(),
+                    ),
+                    _ => return Err(err("no such overload", *loc)),
+                };
+                let m = Rc::make_mut(&mut rc);
+                crate::cel::stdlib::lists::map_insert(m, &vals).map_err(|f| self.fail(f, *loc))?;
+                Ok(Value::Map(Map::Owned(rc)))
+            }
+            Node::Error(msg, loc) => Err(err(msg.to_string(), *loc)),
+        }
+    }
+
+    fn fail(&self, f: Fail, loc: Loc) -> E {
+        match f {
+            Fail::Err(m) => err(m, loc),
+            Fail::NoMatch => err("no such overload", loc),
+            Fail::Cancelled => self.cancelled(loc),
+        }
+    }
+
+    /// `&&` (`or == false`) and `||` (`or == true`), commutative over errors.
+    fn logic(&mut self, l: &Node, r: &Node, or: bool, loc: Loc) -> R<'a> {
+        let lv = self.eval(l);
+        match &lv {
+            Ok(Value::Bool(b)) if *b == or => return Ok(Value::Bool(or)),
+            Err(e) if e.cancelled => return lv,
+            _ => {}
+        }
+        let rv = self.eval(r);
+        match &rv {
+            Ok(Value::Bool(b)) if *b == or => return Ok(Value::Bool(or)),
+            Err(e) if e.cancelled => return rv,
+            _ => {}
+        }
+        match (lv, rv) {
+            (Ok(Value::Bool(_)), Ok(Value::Bool(_))) => Ok(Value::Bool(!or)),
+            (Err(e), _) => Err(e),
+            (Ok(Value::Bool(_)), Err(e)) => Err(e),
+            _ => Err(err("no such overload", loc)),
+        }
+    }
+
+    #[inline]
+    fn global(&mut self, idx: u32, loc: Loc) -> R<'a> {
+        let i = idx as usize;
+        if let Some(v) = &self.globals[i] {
+            return Ok(v.clone());
+        }
+        let name = &self.prog.globals[i];
+        match self.act.resolve(name) {
+            Some(v) => {
+                self.globals[i] = Some(v.clone());
+                Ok(v)
+            }
+            None => Err(err(format!("no such attribute(s): {name}"), loc)),
+        }
+    }
+
+    fn root(&mut self, root: &Root, loc: Loc) -> R<'a> {
+        match root {
+            Root::Global(i) => {
+                self.charge(1, loc)?;
+                self.global(*i, loc)
+            }
+            Root::Local(s) => {
+                self.charge(1, loc)?;
+                self.locals[*s as usize].clone()
+            }
+            Root::Expr(n) => {
+                let v = self.eval(n)?;
+                if !matches!(**n, Node::LazyVar { .. }) {
+                    self.charge(1, loc)?;
+                }
+                Ok(v)
+            }
+        }
+    }
+
+    fn attr(&mut self, root: &Root, quals: &[Qual], loc: Loc) -> R<'a> {
+        let mut obj = self.root(root, loc)?;
+        if quals.is_empty() {
+            return Ok(obj);
+        }
+        let mut opt = false;
+        if let Value::Optional(o) = &obj {
+            match o {
+                None => {
+                    // cel-go still observes the qualifiers' constant costs lazily; charge them.
+                    self.charge(quals.len() as u64, loc)?;
+                    return Ok(Value::Optional(None));
+                }
+                Some(v) => {
+                    let inner = (**v).clone();
+                    obj = inner;
+                    opt = true;
+                }
+            }
+        }
+        for q in quals {
+            opt |= q.optional;
+            let key = self.qual_key(q)?;
+            self.charge(1, q.loc)?;
+            match qualify(&obj, key.as_ref(), q) {
+                Ok(Some(v)) => obj = v,
+                Ok(None) => {
+                    if opt {
+                        return Ok(Value::Optional(None));
+                    }
+                    return Err(err(missing_msg(&obj, key.as_ref(), q), q.loc));
+                }
+                Err(m) => return Err(err(m, q.loc)),
+            }
+        }
+        if opt {
+            Ok(Value::Optional(Some(Rc::new(obj))))
+        } else {
+            Ok(obj)
+        }
+    }
+
+    fn qual_key(&mut self, q: &Qual) -> Result<Option<Value<'a>>, E> {
+        Ok(match &q.kind {
+            QualKind::Field(_) => None,
+            QualKind::Const(v) => Some(v.clone()),
+            QualKind::Dyn(n) => Some(self.eval(n)?),
+        })
+    }
+
+    fn has(&mut self, root: &Root, quals: &[Qual], field: &str, loc: Loc) -> R<'a> {
+        let obj = self.attr(root, quals, loc)?;
+        let obj = match obj {
+            Value::Optional(None) => return Ok(Value::Bool(false)),
+            Value::Optional(Some(v)) => (*v).clone(),
+            o => o,
+        };
+        // cel-go refQualify with a presence test: only maps have fields; anything else is
+        // "not present".
+        let _ = loc;
+        Ok(Value::Bool(match &obj {
+            Value::Map(m) => m.get_str(field).is_some(),
+            _ => false,
+        }))
+    }
+
+    fn lazy_var(&mut self, name: &str, global: u32, loc: Loc) -> R<'a> {
+        // `variables` (1) + `.name` (1).
+        self.charge(2, loc)?;
+        match self.act.lazy_variable(name) {
+            Some(Ok(v)) => Ok(v),
+            Some(Err(m)) => Err(err(m, loc)),
+            None => {
+                let vars = self.global(global, loc)?;
+                match &vars {
+                    Value::Map(m) => {
+                        m.get_str(name).ok_or_else(|| err(format!("no such key: {name}"), loc))
+                    }
+                    _ => Err(err(format!("no such key: {name}"), loc)),
+                }
+            }
+        }
+    }
+
+    fn call(&mut self, c: &Call) -> R<'a> {
+        // Arguments are evaluated strictly, left to right; an error stops the call (cel-go
+        // returns the first error argument) but the call's cost is still observed.
+        let mut args: smallvec_args::Args<'a> = smallvec_args::Args::new();
+        for a in c.args.iter() {
+            match self.eval(a) {
+                Ok(v) => args.push(v),
+                Err(e) => {
+                    if !e.cancelled {
+                        self.charge(1, c.loc)?;
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        let args = args.as_slice();
+        let mut ctx = Ctx { regexes: &self.prog.regexes, remaining: self.cost.remaining() };
+        let mut result = Err(Fail::NoMatch);
+        let mut chosen = None;
+        for o in c.overloads.iter() {
+            result = (o.imp)(&mut ctx, args);
+            if !matches!(result, Err(Fail::NoMatch)) {
+                chosen = Some(o);
+                break;
+            }
+        }
+        let ok = result.as_ref().ok();
+        let id = chosen.map(|o| o.id).unwrap_or("");
+        let own = chosen.and_then(|o| o.cost);
+        let k8s = self.prog.k8s_cost;
+        let c_cost = cost::call_cost(&c.function, id, own, k8s, args, ok);
+        self.charge(c_cost, c.loc)?;
+        result.map_err(|f| self.fail(f, c.loc))
+    }
+
+    fn fold(&mut self, f: &Fold) -> R<'a> {
+        let range = self.eval(&f.range)?;
+        let init = self.eval(&f.init)?;
+        let accu = f.accu as usize;
+        self.locals[accu] = Ok(init);
+        let iter = f.iter as usize;
+        let res = match &range {
+            Value::List(l) => {
+                let n = l.len();
+                let mut i = 0;
+                while i < n {
+                    let Some(elem) = l.get(i) else { break };
+                    match f.iter2 {
+                        Some(s2) => {
+                            self.locals[iter] = Ok(Value::Int(i as i64));
+                            self.locals[s2 as usize] = Ok(elem);
+                        }
+                        None => self.locals[iter] = Ok(elem),
+                    }
+                    if !self.step(f)? {
+                        break;
+                    }
+                    i += 1;
+                }
+                Ok(())
+            }
+            Value::Map(m) => {
+                let entries: Vec<(Value<'a>, Value<'a>)> = m.iter().collect();
+                for (k, v) in entries {
+                    self.locals[iter] = Ok(k);
+                    if let Some(s2) = f.iter2 {
+                        self.locals[s2 as usize] = Ok(v);
+                    }
+                    if !self.step(f)? {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            other => {
+                Err(err(format!("got '{}', expected iterable type", other.type_name()), f.loc))
+            }
+        };
+        res?;
+        let out = self.eval(&f.result);
+        self.locals[accu] = Ok(Value::Null);
+        self.locals[iter] = Ok(Value::Null);
+        if let Some(s2) = f.iter2 {
+            self.locals[s2 as usize] = Ok(Value::Null);
+        }
+        out
+    }
+
+    /// One iteration; `false` when the loop condition stops the fold.
+    fn step(&mut self, f: &Fold) -> Result<bool, E> {
+        match self.eval(&f.cond) {
+            Ok(Value::Bool(false)) => return Ok(false),
+            Err(e) if e.cancelled => return Err(e),
+            _ => {}
+        }
+        let v = self.eval(&f.step);
+        if let Err(e) = &v {
+            if e.cancelled {
+                return Err(v.err().unwrap_or_else(|| self.cancelled(f.loc)));
+            }
+        }
+        self.locals[f.accu as usize] = v;
+        Ok(true)
+    }
+}
+
+/// One qualification step: `Ok(Some)` found, `Ok(None)` missing, `Err` an error text.
+fn qualify<'a>(
+    obj: &Value<'a>,
+    key: Option<&Value<'a>>,
+    q: &Qual,
+) -> Result<Option<Value<'a>>, String> {
+    match (&q.kind, obj) {
+        (QualKind::Field(f), Value::Map(m)) => Ok(m.get_str(f)),
+        (QualKind::Field(_), _) => Ok(None),
+        (_, Value::Map(m)) => {
+            let k = key.ok_or_else(|| "no such overload".to_string())?;
+            m.get(k).map_err(|_| "no such overload".to_string())
+        }
+        (_, Value::List(l)) => {
+            let k = key.ok_or_else(|| "no such overload".to_string())?;
+            let i = match k {
+                Value::Int(i) => *i,
+                Value::Uint(u) => {
+                    i64::try_from(*u).map_err(|_| format!("unsupported index value {u} in list"))?
+                }
+                Value::Double(d) => {
+                    crate::cel::value::double_to_i64_lossless(*d).ok_or_else(|| {
+                        format!(
+                            "unsupported index value {} in list",
+                            crate::cel::value::format_double(*d)
+                        )
+                    })?
+                }
+                other => {
+                    return Err(format!("unsupported index type '{}' in list", other.type_name()))
+                }
+            };
+            if i < 0 {
+                return Ok(None);
+            }
+            Ok(l.get(i as usize))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn missing_msg(obj: &Value<'_>, key: Option<&Value<'_>>, q: &Qual) -> String {
+    match (&q.kind, obj) {
+        (QualKind::Field(f), _) => format!("no such key: {f}"),
+        (_, Value::List(_)) => {
+            format!("index out of bounds: {}", key.map(|k| k.error_string()).unwrap_or_default())
+        }
+        (_, Value::Map(_)) => {
+            format!("no such key: {}", key.map(|k| k.error_string()).unwrap_or_default())
+        }
+        _ => "no such overload".to_string(),
+    }
+}
+
+/// A small inline vector for call arguments (most calls have ≤ 3).
+mod smallvec_args {
+    use crate::cel::value::Value;
+    pub struct Args<'a> {
+        v: Vec<Value<'a>>,
+    }
+    impl<'a> Args<'a> {
+        #[inline]
+        pub fn new() -> Self {
+            Args { v: Vec::with_capacity(3) }
+        }
+        #[inline]
+        pub fn push(&mut self, x: Value<'a>) {
+            self.v.push(x)
+        }
+        #[inline]
+        pub fn as_slice(&self) -> &[Value<'a>] {
+            &self.v
+        }
+    }
+}

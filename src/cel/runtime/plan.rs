@@ -1,0 +1,594 @@
+//! Planning: turn an [`Ast`] into a [`Program`] once.
+//!
+//! What happens here rather than at every evaluation:
+//! - identifiers become comprehension slots, activation variables (cached per evaluation) or
+//!   constant type values; `variables.<name>` becomes a direct lazy-variable read;
+//! - select/index chains become one attribute (`object.spec.replicas`), costed like cel-go's
+//!   (1 for the root, 1 per qualifier);
+//! - calls get their candidate overloads (the checker's, or all overloads of the name and
+//!   shape when there is no checker reference); a single candidate is called directly;
+//! - literal-only lists and maps are folded into constants (cel-go `OptOptimize`: they cost 0);
+//! - constant regex patterns are compiled;
+//! - `@result + [x]` and `cel.@mapInsert(@result, …)` in comprehension steps append in place.
+
+use super::Reference;
+use crate::cel::ast::{Ast, Expr, ExprKind, Literal, NodeId};
+use crate::cel::stdlib::{Overload, RegexCache, Registry};
+use crate::cel::value::{Key, OwnedMap, Str, Value};
+use crate::diagnostic::Span;
+use std::rc::Rc;
+
+/// A problem found while planning (only possible without checker references, or with
+/// references that name unknown overloads).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanError {
+    pub message: String,
+    pub node: NodeId,
+    pub span: Span,
+}
+
+/// Planner switches.
+#[derive(Clone, Copy, Debug)]
+pub struct PlanOptions {
+    /// Use the Kubernetes cost estimator overrides (`library/cost.go`) before cel-go's defaults.
+    pub k8s_cost: bool,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions { k8s_cost: true }
+    }
+}
+
+/// Location of a node, for errors.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Loc {
+    pub id: NodeId,
+    pub span: Span,
+}
+
+pub(crate) enum Root {
+    /// Activation variable by index into `Program::globals`.
+    Global(u32),
+    /// Comprehension variable or accumulator slot.
+    Local(u32),
+    /// Any other operand (a relative attribute in cel-go; costs 1 on top of the operand).
+    Expr(Box<Node>),
+}
+
+pub(crate) enum QualKind {
+    Field(Rc<str>),
+    Const(Value<'static>),
+    Dyn(Box<Node>),
+}
+
+pub(crate) struct Qual {
+    pub kind: QualKind,
+    /// `.?f` / `[?k]`.
+    pub optional: bool,
+    pub loc: Loc,
+}
+
+pub(crate) struct Call {
+    pub function: Rc<str>,
+    /// Candidate overloads, tried in order at runtime.
+    pub overloads: Box<[Rc<Overload>]>,
+    pub args: Box<[Node]>,
+    pub loc: Loc,
+}
+
+pub(crate) struct Fold {
+    pub range: Node,
+    pub iter: u32,
+    pub iter2: Option<u32>,
+    pub accu: u32,
+    pub init: Node,
+    pub cond: Node,
+    pub step: Node,
+    pub result: Node,
+    pub loc: Loc,
+}
+
+pub(crate) enum Node {
+    Const(Value<'static>),
+    Attr {
+        root: Root,
+        quals: Box<[Qual]>,
+        loc: Loc,
+    },
+    /// `has(root.quals….field)`.
+    Has {
+        root: Root,
+        quals: Box<[Qual]>,
+        field: Rc<str>,
+        loc: Loc,
+    },
+    /// `variables.<name>` with a lazy-variable hook; falls back to selecting from `variables`.
+    LazyVar {
+        name: Rc<str>,
+        global: u32,
+        loc: Loc,
+    },
+    Call(Box<Call>),
+    And(Box<Node>, Box<Node>, Loc),
+    Or(Box<Node>, Box<Node>, Loc),
+    Ternary(Box<Node>, Box<Node>, Box<Node>, Loc),
+    NotStrictlyFalse(Box<Node>),
+    List {
+        elems: Box<[Node]>,
+        optional: Box<[bool]>,
+        loc: Loc,
+    },
+    Map {
+        entries: Box<[(Node, Node, bool)]>,
+        loc: Loc,
+    },
+    Fold(Box<Fold>),
+    /// `accu + [elems]` in a comprehension step: pushes in place.
+    AccuAppend {
+        accu: u32,
+        elems: Box<[Node]>,
+        /// Whether the `[elems]` literal would be a constant (cost 0 instead of 10).
+        const_list: bool,
+        loc: Loc,
+    },
+    /// `cel.@mapInsert(accu, k, v)` / `cel.@mapInsert(accu, entries)`: inserts in place.
+    AccuInsert {
+        accu: u32,
+        args: Box<[Node]>,
+        loc: Loc,
+    },
+    /// A node that fails when evaluated (e.g. a struct literal, which Kubernetes has no types for).
+    Error(Rc<str>, Loc),
+}
+
+/// A planned expression. Evaluate with [`Program::eval`].
+pub struct Program {
+    pub(crate) root: Node,
+    pub(crate) globals: Vec<Rc<str>>,
+    pub(crate) slots: u32,
+    pub(crate) regexes: RegexCache,
+    pub(crate) k8s_cost: bool,
+    pub(crate) source: Rc<str>,
+}
+
+impl Program {
+    /// The expression text the spans index.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+}
+
+const TYPE_NAMES: &[&str] = &[
+    "bool",
+    "int",
+    "uint",
+    "double",
+    "string",
+    "bytes",
+    "list",
+    "map",
+    "null_type",
+    "type",
+    "google.protobuf.Duration",
+    "google.protobuf.Timestamp",
+    "optional_type",
+];
+
+/// Plan `ast`. `refs` are the checker's references indexed by node id; without them,
+/// identifiers are activation variables and calls dispatch on runtime argument types.
+pub fn plan(
+    ast: &Ast,
+    refs: Option<&[Option<Reference>]>,
+    registry: &Registry,
+    options: PlanOptions,
+) -> Result<Program, PlanError> {
+    let mut p = Planner {
+        refs,
+        registry,
+        scopes: Vec::new(),
+        globals: Vec::new(),
+        slots: 0,
+        regexes: RegexCache::default(),
+    };
+    let root = p.plan(&ast.root)?;
+    Ok(Program {
+        root,
+        globals: p.globals,
+        slots: p.slots,
+        regexes: p.regexes,
+        k8s_cost: options.k8s_cost,
+        source: ast.source.clone(),
+    })
+}
+
+struct Planner<'r> {
+    refs: Option<&'r [Option<Reference>]>,
+    registry: &'r Registry,
+    scopes: Vec<(String, u32)>,
+    globals: Vec<Rc<str>>,
+    slots: u32,
+    regexes: RegexCache,
+}
+
+fn loc(e: &Expr) -> Loc {
+    Loc { id: e.id, span: e.span }
+}
+
+impl Planner<'_> {
+    fn reference(&self, id: NodeId) -> Option<&Reference> {
+        self.refs?.get(id as usize)?.as_ref()
+    }
+
+    fn local(&self, name: &str) -> Option<u32> {
+        self.scopes.iter().rev().find(|(n, _)| n == name).map(|(_, s)| *s)
+    }
+
+    fn global(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.globals.iter().position(|g| &**g == name) {
+            return i as u32;
+        }
+        self.globals.push(Rc::from(name));
+        (self.globals.len() - 1) as u32
+    }
+
+    fn new_slot(&mut self) -> u32 {
+        self.slots += 1;
+        self.slots - 1
+    }
+
+    fn plan(&mut self, e: &Expr) -> Result<Node, PlanError> {
+        Ok(match &e.kind {
+            ExprKind::Literal(l) => Node::Const(literal(l)),
+            ExprKind::Ident(_) | ExprKind::Select { .. } => self.plan_attr(e)?,
+            ExprKind::Call { function, target, args } => {
+                self.plan_call(e, function, target.as_deref(), args)?
+            }
+            ExprKind::List { elements, optional_indices } => {
+                let elems = elements.iter().map(|x| self.plan(x)).collect::<Result<Vec<_>, _>>()?;
+                let optional: Vec<bool> =
+                    (0..elems.len()).map(|i| optional_indices.contains(&i)).collect();
+                if optional_indices.is_empty() && elems.iter().all(|n| matches!(n, Node::Const(_)))
+                {
+                    let vals = elems
+                        .into_iter()
+                        .map(|n| match n {
+                            Node::Const(v) => v,
+                            _ => Value::Null,
+                        })
+                        .collect();
+                    Node::Const(Value::list(vals))
+                } else {
+                    Node::List { elems: elems.into(), optional: optional.into(), loc: loc(e) }
+                }
+            }
+            ExprKind::Map { entries } => {
+                let mut planned = Vec::with_capacity(entries.len());
+                for en in entries {
+                    planned.push((self.plan(&en.key)?, self.plan(&en.value)?, en.optional));
+                }
+                let all_const = planned.iter().all(|(k, v, o)| {
+                    !o && matches!(k, Node::Const(_)) && matches!(v, Node::Const(_))
+                });
+                if all_const {
+                    let mut m = OwnedMap::new();
+                    let mut ok = true;
+                    for (k, v, _) in &planned {
+                        if let (Node::Const(k), Node::Const(v)) = (k, v) {
+                            match Key::from_value(k) {
+                                Some(key) => {
+                                    m.insert(key, v.clone());
+                                }
+                                None => ok = false,
+                            }
+                        }
+                    }
+                    if ok {
+                        return Ok(Node::Const(Value::map(m)));
+                    }
+                }
+                Node::Map { entries: planned.into(), loc: loc(e) }
+            }
+            ExprKind::Struct { type_name, .. } => {
+                Node::Error(Rc::from(format!("unknown type: {type_name}").as_str()), loc(e))
+            }
+            ExprKind::Comprehension(c) => {
+                let range = self.plan(&c.iter_range)?;
+                let accu = self.new_slot();
+                let init = self.plan(&c.accu_init)?;
+                let iter = self.new_slot();
+                let iter2 = c.iter_var2.as_ref().map(|_| self.new_slot());
+                let mark = self.scopes.len();
+                self.scopes.push((c.accu_var.clone(), accu));
+                self.scopes.push((c.iter_var.clone(), iter));
+                if let (Some(v2), Some(s2)) = (&c.iter_var2, iter2) {
+                    self.scopes.push((v2.clone(), s2));
+                }
+                let cond = self.plan(&c.loop_cond)?;
+                let step = self.plan_step(&c.loop_step, &c.accu_var, accu)?;
+                // The result sees only the accumulator (cel-go scopes the iteration variables
+                // to the loop).
+                self.scopes.truncate(mark);
+                self.scopes.push((c.accu_var.clone(), accu));
+                let result = self.plan(&c.result)?;
+                self.scopes.truncate(mark);
+                Node::Fold(Box::new(Fold {
+                    range,
+                    iter,
+                    iter2,
+                    accu,
+                    init,
+                    cond,
+                    step,
+                    result,
+                    loc: loc(e),
+                }))
+            }
+        })
+    }
+
+    /// A comprehension step, recognising in-place accumulator updates.
+    fn plan_step(&mut self, e: &Expr, accu_var: &str, accu: u32) -> Result<Node, PlanError> {
+        let is_accu = |x: &Expr| matches!(&x.kind, ExprKind::Ident(n) if n == accu_var);
+        if let ExprKind::Call { function, target: None, args } = &e.kind {
+            if function == "_+_" && args.len() == 2 && is_accu(&args[0]) {
+                if let ExprKind::List { elements, optional_indices } = &args[1].kind {
+                    if optional_indices.is_empty() {
+                        let elems =
+                            elements.iter().map(|x| self.plan(x)).collect::<Result<Vec<_>, _>>()?;
+                        let const_list = elems.iter().all(|n| matches!(n, Node::Const(_)));
+                        return Ok(Node::AccuAppend {
+                            accu,
+                            elems: elems.into(),
+                            const_list,
+                            loc: loc(e),
+                        });
+                    }
+                }
+            }
+            if function == "cel.@mapInsert"
+                && (args.len() == 2 || args.len() == 3)
+                && is_accu(&args[0])
+            {
+                let rest = args[1..].iter().map(|x| self.plan(x)).collect::<Result<Vec<_>, _>>()?;
+                return Ok(Node::AccuInsert { accu, args: rest.into(), loc: loc(e) });
+            }
+            if function == "_?_:_" && args.len() == 3 {
+                let c = self.plan(&args[0])?;
+                let t = self.plan_step(&args[1], accu_var, accu)?;
+                let f = self.plan_step(&args[2], accu_var, accu)?;
+                return Ok(Node::Ternary(Box::new(c), Box::new(t), Box::new(f), loc(e)));
+            }
+        }
+        self.plan(e)
+    }
+
+    /// Identifiers, select chains and index chains → one attribute.
+    fn plan_attr(&mut self, e: &Expr) -> Result<Node, PlanError> {
+        // Collect the chain from the outside in.
+        let mut quals_rev: Vec<Qual> = Vec::new();
+        let mut cur = e;
+        let mut test_field: Option<Rc<str>> = None;
+        loop {
+            match &cur.kind {
+                ExprKind::Select { operand, field, test } => {
+                    if *test {
+                        if cur.id != e.id {
+                            break;
+                        }
+                        test_field = Some(Rc::from(field.as_str()));
+                    } else {
+                        // `variables.<name>` → lazy variable.
+                        if let ExprKind::Ident(n) = &operand.kind {
+                            if n == "variables" && self.local(n).is_none() {
+                                let global = self.global(n);
+                                let node = Node::LazyVar {
+                                    name: Rc::from(field.as_str()),
+                                    global,
+                                    loc: loc(cur),
+                                };
+                                return Ok(self.finish_attr(
+                                    Root::Expr(Box::new(node)),
+                                    quals_rev,
+                                    test_field,
+                                    e,
+                                    true,
+                                ));
+                            }
+                        }
+                        quals_rev.push(Qual {
+                            kind: QualKind::Field(Rc::from(field.as_str())),
+                            optional: false,
+                            loc: loc(cur),
+                        });
+                    }
+                    cur = operand;
+                }
+                ExprKind::Call { function, target: None, args }
+                    if is_index_fn(function) && args.len() == 2 =>
+                {
+                    let optional = function != "_[_]";
+                    let kind = if function == "_?._" {
+                        match &args[1].kind {
+                            ExprKind::Literal(Literal::String(s)) => {
+                                QualKind::Field(Rc::from(&**s))
+                            }
+                            _ => QualKind::Dyn(Box::new(self.plan(&args[1])?)),
+                        }
+                    } else {
+                        match self.plan(&args[1])? {
+                            Node::Const(v) => QualKind::Const(v),
+                            n => QualKind::Dyn(Box::new(n)),
+                        }
+                    };
+                    quals_rev.push(Qual { kind, optional, loc: loc(cur) });
+                    cur = &args[0];
+                }
+                _ => break,
+            }
+        }
+        let root = match &cur.kind {
+            ExprKind::Ident(name) => {
+                if let Some(slot) = self.local(name) {
+                    Root::Local(slot)
+                } else {
+                    let refname = self.reference(cur.id).and_then(|r| r.name.clone());
+                    let name = refname.unwrap_or_else(|| name.clone());
+                    if TYPE_NAMES.contains(&name.as_str())
+                        && quals_rev.is_empty()
+                        && test_field.is_none()
+                    {
+                        return Ok(Node::Const(Value::type_value(&name)));
+                    }
+                    Root::Global(self.global(&name))
+                }
+            }
+            _ => Root::Expr(Box::new(self.plan(cur)?)),
+        };
+        Ok(self.finish_attr(root, quals_rev, test_field, e, false))
+    }
+
+    fn finish_attr(
+        &mut self,
+        root: Root,
+        mut quals_rev: Vec<Qual>,
+        test_field: Option<Rc<str>>,
+        e: &Expr,
+        lazy: bool,
+    ) -> Node {
+        quals_rev.reverse();
+        let quals: Box<[Qual]> = quals_rev.into();
+        if let Some(field) = test_field {
+            return Node::Has { root, quals, field, loc: loc(e) };
+        }
+        if lazy && quals.is_empty() {
+            if let Root::Expr(n) = root {
+                return *n;
+            }
+        }
+        Node::Attr { root, quals, loc: loc(e) }
+    }
+
+    fn plan_call(
+        &mut self,
+        e: &Expr,
+        function: &str,
+        target: Option<&Expr>,
+        args: &[Expr],
+    ) -> Result<Node, PlanError> {
+        let l = loc(e);
+        if target.is_none() {
+            match (function, args.len()) {
+                ("_&&_", 2) => {
+                    return Ok(Node::And(
+                        Box::new(self.plan(&args[0])?),
+                        Box::new(self.plan(&args[1])?),
+                        l,
+                    ))
+                }
+                ("_||_", 2) => {
+                    return Ok(Node::Or(
+                        Box::new(self.plan(&args[0])?),
+                        Box::new(self.plan(&args[1])?),
+                        l,
+                    ))
+                }
+                ("_?_:_", 3) => {
+                    return Ok(Node::Ternary(
+                        Box::new(self.plan(&args[0])?),
+                        Box::new(self.plan(&args[1])?),
+                        Box::new(self.plan(&args[2])?),
+                        l,
+                    ))
+                }
+                ("@not_strictly_false", 1) => {
+                    return Ok(Node::NotStrictlyFalse(Box::new(self.plan(&args[0])?)))
+                }
+                ("_[_]", 2) | ("_[?_]", 2) | ("_?._", 2) => return self.plan_attr(e),
+                _ => {}
+            }
+        }
+        // Namespaced functions (`optional.of`, `lists.range`, `strings.quote`, `sets.contains`)
+        // parse as member calls on an identifier: resolve them as globals, as cel-go's checker
+        // does, when the identifier is not a comprehension variable.
+        if let Some(ExprKind::Ident(ns)) = target.map(|t| &t.kind) {
+            if self.local(ns).is_none() {
+                let qualified = format!("{ns}.{function}");
+                let from_refs = self
+                    .reference(e.id)
+                    .and_then(|r| r.overload_ids.first())
+                    .and_then(|id| self.registry.by_id(id))
+                    .is_some_and(|o| !o.member);
+                if from_refs || !self.registry.candidates(&qualified, false, args.len()).is_empty()
+                {
+                    return self.plan_call(e, &qualified, None, args);
+                }
+            }
+        }
+        let member = target.is_some();
+        let arity = args.len() + member as usize;
+        let mut planned = Vec::with_capacity(arity);
+        if let Some(t) = target {
+            planned.push(self.plan(t)?);
+        }
+        for a in args {
+            planned.push(self.plan(a)?);
+        }
+        // Candidates: the checker's overloads, else every overload of this name and shape.
+        let mut overloads: Vec<Rc<Overload>> = Vec::new();
+        if let Some(r) = self.reference(e.id) {
+            for id in &r.overload_ids {
+                match self.registry.by_id(id) {
+                    Some(o) => overloads.push(o),
+                    None => {
+                        return Err(PlanError {
+                            message: format!(
+                                "no implementation for overload '{id}' of '{function}'"
+                            ),
+                            node: e.id,
+                            span: e.span,
+                        })
+                    }
+                }
+            }
+        }
+        if overloads.is_empty() {
+            overloads = self.registry.candidates(function, member, arity);
+        }
+        if overloads.is_empty() {
+            return Err(PlanError {
+                message: format!("undeclared reference to '{function}' (in container '')"),
+                node: e.id,
+                span: e.span,
+            });
+        }
+        // Precompile constant regexes of `matches` / `find` / `findAll`.
+        if matches!(function, "matches" | "find" | "findAll") && planned.len() >= 2 {
+            if let Node::Const(Value::String(p)) = &planned[1] {
+                let _ = self.regexes.compile(p.as_str());
+            }
+        }
+        Ok(Node::Call(Box::new(Call {
+            function: Rc::from(function),
+            overloads: overloads.into(),
+            args: planned.into(),
+            loc: l,
+        })))
+    }
+}
+
+fn is_index_fn(f: &str) -> bool {
+    matches!(f, "_[_]" | "_[?_]" | "_?._")
+}
+
+fn literal(l: &Literal) -> Value<'static> {
+    match l {
+        Literal::Null => Value::Null,
+        Literal::Bool(b) => Value::Bool(*b),
+        Literal::Int(i) => Value::Int(*i),
+        Literal::Uint(u) => Value::Uint(*u),
+        Literal::Double(d) => Value::Double(*d),
+        Literal::String(s) => Value::String(Str::Owned(s.clone())),
+        Literal::Bytes(b) => Value::Bytes(b.clone()),
+    }
+}

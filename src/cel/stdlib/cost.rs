@@ -1,0 +1,174 @@
+//! Runtime call costs: the Kubernetes estimator (`apiserver/pkg/cel/library/cost.go`
+//! `CallCost`, keyed by *function name*) first, then the overload's own cost, then cel-go's
+//! defaults (`interpreter/runtimecost.go` `costCall`, keyed by overload id).
+//!
+//! Goldens (spec §8.1): `oldObject != null` = 2, `object.subsets.size() > 2` = 4,
+//! `size('abc 123 def 123'.split(' ')) > 0` = 5, `size([...10 strings].join(' ')) > 0` = 7.
+
+use super::CostFn;
+use crate::cel::value::Value;
+
+/// cel-go `common.StringTraversalCostFactor`.
+pub const STRING_TRAVERSAL: f64 = 0.1;
+/// cel-go `common.RegexStringLengthCostFactor`.
+pub const REGEX_LENGTH: f64 = 0.25;
+
+#[inline]
+fn ceil(x: f64) -> u64 {
+    let c = x.ceil();
+    if c >= u64::MAX as f64 {
+        u64::MAX
+    } else if c <= 0.0 {
+        0
+    } else {
+        c as u64
+    }
+}
+
+fn size(v: Option<&Value<'_>>) -> u64 {
+    v.map(|v| v.cost_size()).unwrap_or(1)
+}
+
+/// The cost of one call.
+pub fn call_cost(
+    function: &str,
+    overload_id: &str,
+    own: Option<CostFn>,
+    k8s: bool,
+    args: &[Value<'_>],
+    result: Option<&Value<'_>>,
+) -> u64 {
+    if k8s {
+        if let Some(c) = k8s_call_cost(function, overload_id, args, result) {
+            return c;
+        }
+    }
+    if let Some(f) = own {
+        return f(args, result);
+    }
+    default_call_cost(overload_id, args)
+}
+
+/// cel-go's `costCall` defaults.
+pub fn default_call_cost(overload_id: &str, args: &[Value<'_>]) -> u64 {
+    let a = |i: usize| size(args.get(i));
+    match overload_id {
+        "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string"
+        | "strings_quote" | "string_format" => ceil(a(0) as f64 * STRING_TRAVERSAL),
+        "in_list" => a(1),
+        "less_string"
+        | "greater_string"
+        | "less_equals_string"
+        | "greater_equals_string"
+        | "less_bytes"
+        | "greater_bytes"
+        | "less_equals_bytes"
+        | "greater_equals_bytes"
+        | "equals"
+        | "not_equals" => ceil(a(0).min(a(1)) as f64 * STRING_TRAVERSAL),
+        "add_string" | "add_bytes" => ceil((a(0).saturating_add(a(1))) as f64 * STRING_TRAVERSAL),
+        "matches" | "matches_string" => {
+            let s = ceil((1.0 + a(0) as f64) * STRING_TRAVERSAL);
+            let r = ceil(a(1) as f64 * REGEX_LENGTH);
+            s.saturating_mul(r)
+        }
+        "contains_string" => ceil(a(0) as f64 * STRING_TRAVERSAL)
+            .saturating_mul(ceil(a(1) as f64 * STRING_TRAVERSAL)),
+        _ => 1,
+    }
+}
+
+/// Kubernetes `CostEstimator.CallCost`, for the functions whose cost does not depend on a
+/// Kubernetes library type. (Library types register their costs with their overloads; `check`
+/// and friends are listed here because the estimator matches them by name.)
+pub fn k8s_call_cost(
+    function: &str,
+    overload_id: &str,
+    args: &[Value<'_>],
+    result: Option<&Value<'_>>,
+) -> Option<u64> {
+    let a = |i: usize| size(args.get(i));
+    Some(match function {
+        "check" => 350_000,
+        "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace" | "name"
+        | "allowed" | "reason" | "error" | "errored" => 1,
+        "fieldSelector" | "labelSelector" if args.len() >= 2 => {
+            // list create (10) + parse (0.1/char) + requirements (len*0.5*(10+40)).
+            let l = a(1) as f64;
+            10u64
+                .saturating_add(ceil(l * STRING_TRAVERSAL))
+                .saturating_add(ceil(ceil(l * 0.5) as f64 * 50.0))
+        }
+        "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" => {
+            args.first().map(traversal_cost).unwrap_or(0)
+        }
+        "url" | "lowerAscii" | "upperAscii" | "substring" | "trim" | "jsonpatch.escapeKey"
+            if !args.is_empty() =>
+        {
+            ceil(a(0) as f64 * STRING_TRAVERSAL)
+        }
+        "replace" | "split" if !args.is_empty() => ceil(a(0) as f64 * 2.0 * STRING_TRAVERSAL),
+        "join" if !args.is_empty() => ceil(size(result) as f64 * 2.0 * STRING_TRAVERSAL),
+        "find" | "findAll" if args.len() >= 2 => {
+            let s = ceil((1.0 + a(0) as f64) * STRING_TRAVERSAL);
+            s.saturating_mul(ceil(a(1) as f64 * REGEX_LENGTH))
+        }
+        "cidr" | "isIP" | "isCIDR" | "quantity" | "isQuantity" if !args.is_empty() => {
+            ceil(a(0) as f64 * STRING_TRAVERSAL)
+        }
+        "ip" if !args.is_empty() => {
+            if overload_id == "cidr_ip" {
+                1
+            } else {
+                ceil(a(0) as f64 * STRING_TRAVERSAL)
+            }
+        }
+        "ip.isCanonical" if !args.is_empty() => ceil(a(0) as f64 * 2.0 * STRING_TRAVERSAL),
+        "masked"
+        | "prefixLength"
+        | "family"
+        | "isUnspecified"
+        | "isLoopback"
+        | "isLinkLocalMulticast"
+        | "isLinkLocalUnicast"
+        | "isGlobalUnicast" => 1,
+        "containsIP" if args.len() >= 2 => {
+            let c = a(0);
+            let mut cost = ceil((c + c) as f64 * STRING_TRAVERSAL);
+            if overload_id == "cidr_contains_ip_string" {
+                cost = cost.saturating_add(ceil(a(1) as f64 * STRING_TRAVERSAL));
+            }
+            cost
+        }
+        "containsCIDR" if args.len() >= 2 => {
+            let c = a(0);
+            let mut cost = ceil((c + c) as f64 * STRING_TRAVERSAL);
+            cost = cost.saturating_add(ceil(c as f64 * STRING_TRAVERSAL) + 1);
+            if overload_id == "cidr_contains_cidr_string" {
+                cost = cost.saturating_add(ceil(a(1) as f64 * STRING_TRAVERSAL));
+            }
+            cost
+        }
+        "format.named" => 1,
+        "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan"
+        | "isLessThan" | "compareTo" | "add" | "sub" => 1,
+        "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => 1,
+        "_==_" if args.len() == 2 && matches!(args[0], Value::Opaque(_)) => 1,
+        _ => return None,
+    })
+}
+
+/// Kubernetes `traversalCost`: 1 per scalar, floor(0.1 × byte length) per string or bytes,
+/// recursively through lists and maps.
+pub fn traversal_cost(v: &Value<'_>) -> u64 {
+    match v {
+        Value::String(s) => (s.as_str().len() as f64 * STRING_TRAVERSAL) as u64,
+        Value::Bytes(b) => (b.len() as f64 * STRING_TRAVERSAL) as u64,
+        Value::List(l) => l.iter().map(|x| traversal_cost(&x)).fold(0u64, u64::saturating_add),
+        Value::Map(m) => m
+            .iter()
+            .map(|(k, x)| traversal_cost(&k).saturating_add(traversal_cost(&x)))
+            .fold(0u64, u64::saturating_add),
+        _ => 1,
+    }
+}

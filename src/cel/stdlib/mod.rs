@@ -1,0 +1,209 @@
+//! Function implementations, keyed by cel-go overload id.
+//!
+//! Every overload is an [`Overload`]: its cel-go id, function name, shape (member or global,
+//! arity), implementation and runtime cost. The planner picks the candidates of a call (the
+//! checker's overload ids, or all overloads of the name and shape) and the evaluator tries them
+//! in order: an implementation returns [`Fail::NoMatch`] when the runtime argument types are not
+//! its own, so dynamic dispatch is "first implementation that accepts the arguments".
+//!
+//! Libraries (the Kubernetes ones included) register into a [`Registry`] the same way.
+//!
+//! Files: [`core`] (cel-spec standard library), [`time`] (durations, timestamps, time zones),
+//! [`strings`] (cel-go ext strings v2 + `strings.quote`), [`format`] (the pre-spec v1
+//! `string.format`), [`lists`] (ext lists v3, sets, two-variable comprehension helpers),
+//! [`optional`] (cel-go optional library), [`cost`] (the Kubernetes cost estimator).
+
+pub mod core;
+pub mod cost;
+pub mod format;
+pub mod lists;
+pub mod optional;
+pub mod strings;
+pub mod time;
+
+use super::value::Value;
+use regex::Regex;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Why a call produced no value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fail {
+    /// The runtime arguments are not this overload's types: try the next candidate.
+    NoMatch,
+    /// A CEL error with cel-go's message.
+    Err(String),
+    /// The cost limit was exceeded inside the call (e.g. `lists.range(1000000000)`).
+    Cancelled,
+}
+
+impl Fail {
+    pub fn msg(m: impl Into<String>) -> Fail {
+        Fail::Err(m.into())
+    }
+}
+
+pub type R<'a> = Result<Value<'a>, Fail>;
+
+/// What an implementation may use besides its arguments.
+pub struct Ctx<'p> {
+    pub regexes: &'p RegexCache,
+    /// Cost budget left before cancellation; implementations that would allocate in proportion
+    /// to an argument check it first.
+    pub remaining: u64,
+}
+
+pub type ImplFn = for<'a> fn(&mut Ctx<'_>, &[Value<'a>]) -> R<'a>;
+/// Runtime cost of one call from its arguments (receiver first) and result (`None` on error).
+pub type CostFn = for<'a> fn(&[Value<'a>], Option<&Value<'a>>) -> u64;
+
+/// One overload of a function.
+pub struct Overload {
+    /// cel-go's overload id.
+    pub id: &'static str,
+    /// Function name (`_+_`, `size`, `optional.of`).
+    pub function: &'static str,
+    /// Receiver-style: `args[0]` is the receiver.
+    pub member: bool,
+    /// Number of arguments including the receiver.
+    pub arity: usize,
+    pub imp: ImplFn,
+    /// `None`: cel-go's default cost for this id (`cost::default_call_cost`).
+    pub cost: Option<CostFn>,
+}
+
+impl std::fmt::Debug for Overload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Overload({})", self.id)
+    }
+}
+
+/// Every implementation an environment has.
+#[derive(Default)]
+pub struct Registry {
+    by_id: HashMap<&'static str, Rc<Overload>>,
+    by_name: HashMap<&'static str, Vec<Rc<Overload>>>,
+}
+
+impl Registry {
+    /// The standard library plus every cel-go extension Kubernetes enables.
+    pub fn standard() -> Registry {
+        let mut r = Registry::default();
+        core::register(&mut r);
+        time::register(&mut r);
+        strings::register(&mut r);
+        format::register(&mut r);
+        lists::register(&mut r);
+        optional::register(&mut r);
+        r
+    }
+
+    /// Add (or replace, by id) an overload.
+    pub fn add(&mut self, o: Overload) {
+        let o = Rc::new(o);
+        if let Some(old) = self.by_id.insert(o.id, o.clone()) {
+            if let Some(v) = self.by_name.get_mut(old.function) {
+                v.retain(|x| x.id != old.id);
+            }
+        }
+        self.by_name.entry(o.function).or_default().push(o);
+    }
+
+    /// Shorthand for a global overload with the default cost.
+    pub fn global(&mut self, function: &'static str, id: &'static str, arity: usize, imp: ImplFn) {
+        self.add(Overload { id, function, member: false, arity, imp, cost: None });
+    }
+
+    /// Shorthand for a member overload (arity includes the receiver) with the default cost.
+    pub fn member(&mut self, function: &'static str, id: &'static str, arity: usize, imp: ImplFn) {
+        self.add(Overload { id, function, member: true, arity, imp, cost: None });
+    }
+
+    pub fn by_id(&self, id: &str) -> Option<Rc<Overload>> {
+        self.by_id.get(id).cloned()
+    }
+
+    /// All overloads of `function` with this shape, in registration order.
+    pub fn candidates(&self, function: &str, member: bool, arity: usize) -> Vec<Rc<Overload>> {
+        self.by_name
+            .get(function)
+            .map(|v| v.iter().filter(|o| o.member == member && o.arity == arity).cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Every overload id, sorted (for the cross-check against the declarations).
+    pub fn ids(&self) -> Vec<&'static str> {
+        let mut v: Vec<_> = self.by_id.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+/// Compiled regexes by pattern; constant patterns are compiled at plan time.
+#[derive(Default)]
+pub struct RegexCache {
+    map: RefCell<HashMap<String, Result<Rc<Regex>, String>>>,
+}
+
+impl RegexCache {
+    /// The compiled pattern, or cel-go's error text for an invalid one.
+    pub fn compile(&self, pattern: &str) -> Result<Rc<Regex>, String> {
+        if let Some(r) = self.map.borrow().get(pattern) {
+            return r.clone();
+        }
+        let r = compile_re2(pattern);
+        let mut m = self.map.borrow_mut();
+        if m.len() > 256 {
+            m.clear();
+        }
+        m.insert(pattern.to_string(), r.clone());
+        r
+    }
+}
+
+/// Compile with RE2 semantics as far as the `regex` crate allows (same syntax family; size
+/// limit raised to Go's default program size order).
+fn compile_re2(pattern: &str) -> Result<Rc<Regex>, String> {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(1 << 22)
+        .build()
+        .map(Rc::new)
+        .map_err(|e| format!("error parsing regexp: {}", regex_error_text(&e)))
+}
+
+fn regex_error_text(e: &regex::Error) -> String {
+    match e {
+        regex::Error::Syntax(s) => {
+            s.lines().last().unwrap_or("").trim_start_matches("error: ").to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Helpers shared by the library files.
+pub(crate) mod util {
+    use super::{Fail, R};
+    use crate::cel::value::{Str, Value};
+
+    pub fn no_such_overload<'a>() -> R<'a> {
+        Err(Fail::msg("no such overload"))
+    }
+    #[inline]
+    pub fn str_arg<'v>(v: &'v Value<'_>) -> Result<&'v str, Fail> {
+        match v {
+            Value::String(s) => Ok(s.as_str()),
+            _ => Err(Fail::NoMatch),
+        }
+    }
+    #[inline]
+    pub fn int_arg(v: &Value<'_>) -> Result<i64, Fail> {
+        match v {
+            Value::Int(i) => Ok(*i),
+            _ => Err(Fail::NoMatch),
+        }
+    }
+    pub fn owned<'a>(s: String) -> Value<'a> {
+        Value::String(Str::Owned(s.into()))
+    }
+}
