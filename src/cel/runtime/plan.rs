@@ -555,13 +555,9 @@ impl Planner<'_> {
         if overloads.is_empty() {
             overloads = self.registry.candidates(function, member, arity);
         }
-        if overloads.is_empty() {
-            return Err(PlanError {
-                message: format!("undeclared reference to '{function}' (in container '')"),
-                node: e.id,
-                span: e.span,
-            });
-        }
+        // No implementation at all (only possible unchecked): like cel-go's planner, the call
+        // still evaluates its arguments and then fails with `no such overload`, an error that
+        // `||`/`&&` may absorb (cel-spec `basic/functions/unbound_is_runtime_error`).
         // Precompile constant regexes of `matches` / `find` / `findAll`.
         if matches!(function, "matches" | "find" | "findAll") && planned.len() >= 2 {
             if let Node::Const(Value::String(p)) = &planned[1] {
