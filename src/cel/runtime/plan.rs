@@ -276,10 +276,11 @@ impl Planner<'_> {
                     for (k, v, _) in &planned {
                         if let (Node::Const(k), Node::Const(v)) = (k, v) {
                             match Key::from_value(k) {
-                                Some(key) => {
+                                // A repeated key is a runtime error: leave it to the evaluator.
+                                Some(key) if !super::eval::has_key(&m, &key) => {
                                     m.insert(key, v.clone());
                                 }
-                                None => ok = false,
+                                _ => ok = false,
                             }
                         }
                     }
