@@ -429,7 +429,20 @@ fn runtime_ref(r: &CheckRef) -> Reference {
         CheckRef::Function { overloads } => {
             Reference { name: None, overload_ids: overloads.clone() }
         }
-        CheckRef::Type(_) => Reference::default(),
+        CheckRef::Type(t) => Reference { name: Some(type_value_name(t)), overload_ids: vec![] },
+    }
+}
+
+/// The runtime name of the type a type identifier denotes (`list`, `google.protobuf.Timestamp`).
+fn type_value_name(t: &Type) -> String {
+    match t {
+        Type::List(_) => "list".into(),
+        Type::Map(..) => "map".into(),
+        Type::Null => "null_type".into(),
+        Type::Optional(_) => "optional_type".into(),
+        Type::Type(_) => "type".into(),
+        Type::Opaque(n, _) => n.to_string(),
+        t => t.to_string(),
     }
 }
 

@@ -370,7 +370,16 @@ impl Planner<'_> {
         let mut quals_rev: Vec<Qual> = Vec::new();
         let mut cur = e;
         let mut test_field: Option<Rc<str>> = None;
+        // A select chain the checker resolved as a whole (`a.b.c` declared as a variable, or
+        // a qualified type name such as `google.protobuf.Timestamp`).
+        let mut qualified: Option<String> = None;
         loop {
+            if let ExprKind::Select { test: false, .. } = &cur.kind {
+                if let Some(name) = self.reference(cur.id).and_then(|r| r.name.clone()) {
+                    qualified = Some(name);
+                    break;
+                }
+            }
             match &cur.kind {
                 ExprKind::Select { operand, field, test } => {
                     if *test {
@@ -427,6 +436,13 @@ impl Planner<'_> {
                 }
                 _ => break,
             }
+        }
+        if let Some(name) = qualified {
+            if TYPE_NAMES.contains(&name.as_str()) && quals_rev.is_empty() && test_field.is_none() {
+                return Ok(Node::Const(Value::type_value(&name)));
+            }
+            let root = Root::Global(self.global(&name));
+            return Ok(self.finish_attr(root, quals_rev, test_field, e, false));
         }
         let root = match &cur.kind {
             ExprKind::Ident(name) => {
