@@ -256,6 +256,14 @@ enum Outcome {
     NotRun(String),
 }
 
+const PARSER_OPTION: &str = "Not run: the expectation depends on a parser option of cel-go's test \
+                             that we do not have (optional syntax off, recursion limit 32)";
+const UNEXPANDED: &str = "Not run: cel-go/comprehensions recorded the AST without the \
+                          two-variable macros; with them cel-go rejects the expression as we do";
+/// Errors of a macro's argument checks (cel-go `ext/comprehensions.go`).
+const MACRO_ARGUMENT_ERRORS: &[&str] =
+    &["argument must be a simple name", "duplicate variable name"];
+
 const LACKS_DECLS: &str = "Not run: cel-go/checking does not carry the original test's \
                            declarations (cel-go resolved a name we have no declaration for)";
 
@@ -281,9 +289,32 @@ fn run_test(env: &Env, t: &Json) -> Ran {
         }
     };
 
+    let expected_error = expected["error"].as_str().unwrap_or_default();
+    if expected_error.contains("unsupported syntax: '`'") {
+        // cel-go ran this test without backtick identifiers: so can we.
+        let options = ParseOptions { backtick_identifiers: false };
+        ran.result = match parse(expr, options) {
+            Err(_) => Outcome::Pass,
+            Ok(_) => fail("parsed without backtick identifiers, but cel-go reports an error"),
+        };
+        return ran;
+    }
+    if expected_error.contains("unsupported syntax '")
+        || expected_error.contains("recursion limit exceeded: 32")
+        || (mode == "parse" && expected_error.contains("max recursion depth exceeded"))
+    {
+        ran.result = Outcome::NotRun(PARSER_OPTION.into());
+        return ran;
+    }
     if mode == "parse" {
         ran.result = match (parse(expr, ParseOptions::default()), expected.get("ast")) {
             (Ok(_), None) => fail("parsed, but cel-go reports a parse error"),
+            (Err(e), Some(_))
+                if t["file"] == "cel-go/comprehensions"
+                    && MACRO_ARGUMENT_ERRORS.iter().any(|m| first_message(&e).contains(m)) =>
+            {
+                Outcome::NotRun(UNEXPANDED.into())
+            }
             (Err(e), Some(_)) => fail(format!("parse error: {}", first_message(&e))),
             (Err(_), None) => Outcome::Pass,
             (Ok(ast), Some(want)) => {
@@ -1383,5 +1414,46 @@ fn cause_of(why: &str) -> String {
         format!("{}…", why.chars().take(107).collect::<String>())
     } else {
         why.to_string()
+    }
+}
+
+/// Every overload the checker can resolve to has an implementation (ids are cel-go's), so a
+/// checked expression never fails to plan.
+#[test]
+fn declared_overloads_are_implemented() {
+    let env = Env::new();
+    let mut missing: Vec<String> = env
+        .decls
+        .functions
+        .values()
+        .flat_map(|f| f.overloads.iter().map(move |o| (f.name.clone(), o.id.clone())))
+        // Operators the planner evaluates itself (short-circuit, indexing, optional selects).
+        .filter(|(f, _)| {
+            !matches!(
+                f.as_str(),
+                "@not_strictly_false" | "_&&_" | "_||_" | "_?_:_" | "_[_]" | "_[?_]" | "_?._"
+            )
+        })
+        .filter(|(_, id)| env.registry.by_id(id).is_none())
+        .map(|(f, id)| format!("{f}: {id}"))
+        .collect();
+    missing.sort();
+    assert!(missing.is_empty(), "declared but not implemented:\n  {}", missing.join("\n  "));
+
+    // And checked expressions resolving to them run.
+    for (expr, want) in [
+        ("[3, 1, 2].sort()", "[1, 2, 3]"),
+        ("[{'n': 2}, {'n': 1}].sortBy(e, e.n)[0].n", "1"),
+        ("int(duration('1s'))", "1000000000"),
+        ("duration(5) == duration('5ns')", "true"),
+    ] {
+        let t = serde_json::json!({"expr": expr, "mode": "eval", "expected": {}});
+        let ast = parse(expr, ParseOptions::default()).expect(expr);
+        let checked = checker::check(&ast, &test_decls(&env, &t), &CheckOptions::default());
+        assert!(checked.errors.is_empty(), "{expr}: {:?}", checked.errors);
+        let refs: Vec<_> = checked.refs.iter().map(|r| r.as_ref().map(runtime_ref)).collect();
+        let p = plan(&ast, Some(&refs), &env.registry, PlanOptions::default()).expect(expr);
+        let v = p.eval(&Bindings::new(), &mut CostTracker::unlimited()).expect(expr);
+        assert_eq!(v.debug_string(), want, "{expr}");
     }
 }

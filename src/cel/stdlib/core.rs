@@ -233,7 +233,8 @@ fn to_int<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
             .ok_or(())
             .or_else(|_| conv_err("string", "int")),
         Value::Timestamp(t) => Ok(Value::Int(t.secs)),
-        Value::Duration(_) => Err(Fail::NoMatch),
+        // cel-go `duration_to_int64`: the nanoseconds.
+        Value::Duration(d) => Ok(Value::Int(*d)),
         _ => Err(Fail::NoMatch),
     }
 }
@@ -442,6 +443,7 @@ pub(crate) fn register(r: &mut Registry) {
         "double_to_int64",
         "string_to_int64",
         "timestamp_to_int64",
+        "duration_to_int64",
     ] {
         r.global("int", id, 1, to_int);
     }

@@ -202,6 +202,27 @@ pub(crate) fn register(r: &mut Registry) {
     r.member("flatten", "list_flatten", 1, flatten);
     r.member("flatten", "list_flatten_int", 2, flatten);
     r.member("sort", "list_sort", 1, sort);
+    // The checker resolves to cel-go's per-element-type ids (ext/lists.go).
+    const TYPED: [(&str, &str); 8] = [
+        ("list_int_sort", "list_int_sortByAssociatedKeys"),
+        ("list_uint_sort", "list_uint_sortByAssociatedKeys"),
+        ("list_double_sort", "list_double_sortByAssociatedKeys"),
+        ("list_bool_sort", "list_bool_sortByAssociatedKeys"),
+        (
+            "list_google.protobuf.Duration_sort",
+            "list_google.protobuf.Duration_sortByAssociatedKeys",
+        ),
+        (
+            "list_google.protobuf.Timestamp_sort",
+            "list_google.protobuf.Timestamp_sortByAssociatedKeys",
+        ),
+        ("list_string_sort", "list_string_sortByAssociatedKeys"),
+        ("list_bytes_sort", "list_bytes_sortByAssociatedKeys"),
+    ];
+    for (sort_id, sort_by_id) in TYPED {
+        r.member("sort", sort_id, 1, sort);
+        r.member("@sortByAssociatedKeys", sort_by_id, 2, sort_by_keys);
+    }
     // A member call since the parser expands sortBy as cel-go declares it (`l.@sortBy…(keys)`).
     r.member("@sortByAssociatedKeys", "list_@sortByAssociatedKeys", 2, sort_by_keys);
     r.global("lists.range", "lists_range", 1, range);
