@@ -354,7 +354,13 @@ fn cost_limit_cancels() {
 type BenchCase = (String, String, Json);
 
 fn bench_inputs() -> Option<(Json, Vec<BenchCase>)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench");
+    // `shared/` sits beside the repository (`../shared`); from a worktree under `wt/` it is
+    // one level further up.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = ["../shared/bench", "../../shared/bench"]
+        .iter()
+        .map(|d| root.join(d))
+        .find(|d| d.is_dir())?;
     let dep = std::fs::read_to_string(dir.join("deployment.json")).ok()?;
     let exprs = std::fs::read_to_string(dir.join("expressions.json")).ok()?;
     let dep: Json = serde_json::from_str(&dep).ok()?;
@@ -413,4 +419,63 @@ fn perf() {
         println!("{id:32} {us:8.3} µs  cost {last_cost}");
     }
     println!("{:32} {total:8.3} µs", "Σ14");
+}
+
+/// `tests/overload_ids.txt` lists every overload id the runtime implements, for the
+/// cross-check against the declarations. Registry ids must match it exactly; ids the planner
+/// implements itself (operators that are not plain calls) are listed after `# planner`.
+#[test]
+fn overload_id_list() {
+    let text = include_str!("overload_ids.txt");
+    let mut listed: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line == "# planner" {
+            break;
+        }
+        if !line.is_empty() && !line.starts_with('#') {
+            listed.push(line);
+        }
+    }
+    let ids = Registry::standard().ids();
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        let planner = text.split_once("# planner").map(|(_, p)| p).unwrap_or("\n");
+        let mut out = String::from("# Overload ids implemented by the runtime (cel-go ids), one per line.\n# Regenerate: UPDATE_EXPECT=1 cargo test --test runtime overload_id_list\n");
+        for id in &ids {
+            out.push_str(id);
+            out.push('\n');
+        }
+        out.push_str("# planner");
+        out.push_str(planner);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/overload_ids.txt");
+        std::fs::write(path, out).ok();
+        return;
+    }
+    assert_eq!(listed, ids);
+}
+
+/// Hostile inputs produce errors, never panics.
+#[test]
+fn no_panics_on_hostile_input() {
+    for e in [
+        "timestamp('2009-02-13T23:31:30Z').getHours('+99999999999999:99')",
+        "timestamp('2009-02-13T23:31:30Z').getHours('x:y')",
+        "timestamp('2009-02-13T23:31:30Z').getHours('Not/AZone')",
+        "'é'.substring(0, 1) + 'é'.charAt(1)",
+        "'%.999999999f'.format([1.0])",
+        "duration('9999999999999999999h')",
+        "timestamp('0000-01-01T00:00:00Z')",
+        "timestamp('2009-02-13T23:31:30Z') - timestamp('0001-01-01T00:00:00Z')",
+        "-9223372036854775808 * -1",
+        "[[[[1]]]].flatten(9223372036854775807)",
+        "lists.range(-5).size()",
+        "{'a': 1}[[]]",
+        "[1][1u]",
+        "'a'.matches('(')",
+        "double('1e400')",
+        "uint(1e20)",
+    ] {
+        let _ = run(e);
+    }
+    assert!(run("'a'.matches('(')").starts_with("error: error parsing regexp"));
 }

@@ -339,20 +339,49 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
 
     fn call(&mut self, c: &Call) -> R<'a> {
         // Arguments are evaluated strictly, left to right; an error stops the call (cel-go
-        // returns the first error argument) but the call's cost is still observed.
-        let mut args: smallvec_args::Args<'a> = smallvec_args::Args::new();
-        for a in c.args.iter() {
-            match self.eval(a) {
-                Ok(v) => args.push(v),
-                Err(e) => {
-                    if !e.cancelled {
-                        self.charge(1, c.loc)?;
-                    }
-                    return Err(e);
+        // returns the first error argument) but the call's cost is still observed. Up to three
+        // arguments live on the stack.
+        match &*c.args {
+            [] => self.invoke(c, &[]),
+            [a] => {
+                let a = self.arg(c, a)?;
+                self.invoke(c, &[a])
+            }
+            [a, b] => {
+                let a = self.arg(c, a)?;
+                let b = self.arg(c, b)?;
+                self.invoke(c, &[a, b])
+            }
+            [a, b, d] => {
+                let a = self.arg(c, a)?;
+                let b = self.arg(c, b)?;
+                let d = self.arg(c, d)?;
+                self.invoke(c, &[a, b, d])
+            }
+            many => {
+                let mut v = Vec::with_capacity(many.len());
+                for a in many {
+                    v.push(self.arg(c, a)?);
                 }
+                self.invoke(c, &v)
             }
         }
-        let args = args.as_slice();
+    }
+
+    #[inline]
+    fn arg(&mut self, c: &Call, a: &Node) -> R<'a> {
+        match self.eval(a) {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                if !e.cancelled {
+                    self.charge(1, c.loc)?;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn invoke(&mut self, c: &Call, args: &[Value<'a>]) -> R<'a> {
         let mut ctx = Ctx { regexes: &self.prog.regexes, remaining: self.cost.remaining() };
         let mut result = Err(Fail::NoMatch);
         let mut chosen = None;
@@ -366,7 +395,7 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
         let ok = result.as_ref().ok();
         let id = chosen.map(|o| o.id).unwrap_or("");
         let own = chosen.and_then(|o| o.cost);
-        let k8s = self.prog.k8s_cost;
+        let k8s = self.prog.k8s_cost && c.k8s_named;
         let c_cost = cost::call_cost(&c.function, id, own, k8s, args, ok);
         self.charge(c_cost, c.loc)?;
         result.map_err(|f| self.fail(f, c.loc))
@@ -494,28 +523,6 @@ fn missing_msg(obj: &Value<'_>, key: Option<&Value<'_>>, q: &Qual) -> String {
             format!("no such key: {}", key.map(|k| k.error_string()).unwrap_or_default())
         }
         _ => "no such overload".to_string(),
-    }
-}
-
-/// A small inline vector for call arguments (most calls have ≤ 3).
-mod smallvec_args {
-    use crate::cel::value::Value;
-    pub struct Args<'a> {
-        v: Vec<Value<'a>>,
-    }
-    impl<'a> Args<'a> {
-        #[inline]
-        pub fn new() -> Self {
-            Args { v: Vec::with_capacity(3) }
-        }
-        #[inline]
-        pub fn push(&mut self, x: Value<'a>) {
-            self.v.push(x)
-        }
-        #[inline]
-        pub fn as_slice(&self) -> &[Value<'a>] {
-            &self.v
-        }
     }
 }
 

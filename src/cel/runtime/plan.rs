@@ -75,6 +75,8 @@ pub(crate) struct Call {
     pub overloads: Box<[Rc<Overload>]>,
     pub args: Box<[Node]>,
     pub loc: Loc,
+    /// The Kubernetes estimator knows this function name (decided once, at plan time).
+    pub k8s_named: bool,
 }
 
 pub(crate) struct Fold {
@@ -572,6 +574,11 @@ impl Planner<'_> {
         if overloads.is_empty() {
             overloads = self.registry.candidates(function, member, arity);
         }
+        if overloads.is_empty() && !member {
+            // Macro expansions may call a member overload in global form
+            // (`@sortByAssociatedKeys(list, keys)`); the argument layout is the same.
+            overloads = self.registry.candidates(function, true, arity);
+        }
         // No implementation at all (only possible unchecked): like cel-go's planner, the call
         // still evaluates its arguments and then fails with `no such overload`, an error that
         // `||`/`&&` may absorb (cel-spec `basic/functions/unbound_is_runtime_error`).
@@ -586,6 +593,7 @@ impl Planner<'_> {
             overloads: overloads.into(),
             args: planned.into(),
             loc: l,
+            k8s_named: crate::cel::stdlib::cost::k8s_names(function),
         })))
     }
 }

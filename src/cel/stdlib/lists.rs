@@ -122,7 +122,7 @@ fn range<'a>(ctx: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     }
     // Building the list costs at least one unit per element in any tracker; refuse before
     // allocating when that alone would exceed the budget.
-    if n as u64 > ctx.remaining {
+    if (n as u64).saturating_add(11) > ctx.remaining {
         return Err(Fail::Cancelled);
     }
     Ok(Value::list((0..n).map(Value::Int).collect()))
@@ -197,37 +197,75 @@ fn map_insert_fn<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     Ok(Value::map(owned))
 }
 
-pub(crate) fn register(r: &mut Registry) {
-    r.member("slice", "list_slice", 3, slice);
-    r.member("flatten", "list_flatten", 1, flatten);
-    r.member("flatten", "list_flatten_int", 2, flatten);
-    r.member("sort", "list_sort", 1, sort);
-    // The checker resolves to cel-go's per-element-type ids (ext/lists.go).
-    const TYPED: [(&str, &str); 8] = [
-        ("list_int_sort", "list_int_sortByAssociatedKeys"),
-        ("list_uint_sort", "list_uint_sortByAssociatedKeys"),
-        ("list_double_sort", "list_double_sortByAssociatedKeys"),
-        ("list_bool_sort", "list_bool_sortByAssociatedKeys"),
-        (
-            "list_google.protobuf.Duration_sort",
-            "list_google.protobuf.Duration_sortByAssociatedKeys",
-        ),
-        (
-            "list_google.protobuf.Timestamp_sort",
-            "list_google.protobuf.Timestamp_sortByAssociatedKeys",
-        ),
-        ("list_string_sort", "list_string_sortByAssociatedKeys"),
-        ("list_bytes_sort", "list_bytes_sortByAssociatedKeys"),
-    ];
-    for (sort_id, sort_by_id) in TYPED {
-        r.member("sort", sort_id, 1, sort);
-        r.member("@sortByAssociatedKeys", sort_by_id, 2, sort_by_keys);
+/// cel-go `ext/lists.go` runtime cost trackers: list creation (10) + call (1) + the work.
+fn copy_cost(_: &[Value<'_>], result: Option<&Value<'_>>) -> u64 {
+    11 + result.map(|r| r.cost_size()).unwrap_or(1)
+}
+fn flatten_cost(args: &[Value<'_>], _: Option<&Value<'_>>) -> u64 {
+    fn count(l: &List<'_>, depth: i64) -> u64 {
+        if depth <= 1 {
+            return l.len() as u64;
+        }
+        l.iter()
+            .map(|v| match &v {
+                Value::List(inner) => count(inner, depth - 1),
+                _ => 1,
+            })
+            .fold(0u64, u64::saturating_add)
     }
-    // A member call since the parser expands sortBy as cel-go declares it (`l.@sortBy…(keys)`).
-    r.member("@sortByAssociatedKeys", "list_@sortByAssociatedKeys", 2, sort_by_keys);
-    r.global("lists.range", "lists_range", 1, range);
-    r.member("reverse", "list_reverse", 1, reverse);
-    r.member("distinct", "list_distinct", 1, distinct);
+    let depth = match args.get(1) {
+        Some(Value::Int(d)) => *d,
+        _ => 1,
+    };
+    match args.first() {
+        Some(Value::List(l)) => count(l, depth.min(1000)).saturating_add(11),
+        _ => 1,
+    }
+}
+fn distinct_cost(args: &[Value<'_>], _: Option<&Value<'_>>) -> u64 {
+    let (mut factor, mut n) = (0.0f64, 0.0f64);
+    if let Some(Value::List(l)) = args.first() {
+        for v in l.iter() {
+            factor += v.cost_size() as f64 * 0.1;
+            n += 1.0;
+        }
+    }
+    11u64.saturating_add((factor * n).ceil() as u64)
+}
+
+/// Element types `sort` and `@sortByAssociatedKeys` have overloads for (cel-go
+/// `comparableTypes`, named by `TypeName()`).
+const SORTABLE: [(&str, &str); 8] = [
+    ("list_int_sort", "list_int_sortByAssociatedKeys"),
+    ("list_uint_sort", "list_uint_sortByAssociatedKeys"),
+    ("list_double_sort", "list_double_sortByAssociatedKeys"),
+    ("list_bool_sort", "list_bool_sortByAssociatedKeys"),
+    ("list_string_sort", "list_string_sortByAssociatedKeys"),
+    ("list_bytes_sort", "list_bytes_sortByAssociatedKeys"),
+    ("list_google.protobuf.Duration_sort", "list_google.protobuf.Duration_sortByAssociatedKeys"),
+    ("list_google.protobuf.Timestamp_sort", "list_google.protobuf.Timestamp_sortByAssociatedKeys"),
+];
+
+pub(crate) fn register(r: &mut Registry) {
+    let with_cost = |r: &mut Registry,
+                     f: &'static str,
+                     id: &'static str,
+                     member: bool,
+                     arity: usize,
+                     imp: super::ImplFn,
+                     cost: super::CostFn| {
+        r.add(super::Overload { id, function: f, member, arity, imp, cost: Some(cost) })
+    };
+    with_cost(r, "slice", "list_slice", true, 3, slice, copy_cost);
+    with_cost(r, "flatten", "list_flatten", true, 1, flatten, flatten_cost);
+    with_cost(r, "flatten", "list_flatten_int", true, 2, flatten, flatten_cost);
+    for (sort_id, keys_id) in SORTABLE {
+        r.member("sort", sort_id, 1, sort);
+        r.member("@sortByAssociatedKeys", keys_id, 2, sort_by_keys);
+    }
+    with_cost(r, "lists.range", "lists_range", false, 1, range, copy_cost);
+    with_cost(r, "reverse", "list_reverse", true, 1, reverse, copy_cost);
+    with_cost(r, "distinct", "list_distinct", true, 1, distinct, distinct_cost);
     r.global("sets.contains", "list_sets_contains_list", 2, sets_contains);
     r.global("sets.equivalent", "list_sets_equivalent_list", 2, sets_equivalent);
     r.global("sets.intersects", "list_sets_intersects_list", 2, sets_intersects);

@@ -263,8 +263,12 @@ pub fn zone_offset(tz: &str, secs: i64) -> Result<i64, String> {
         // strconv.Atoi on both halves; sign taken from the first character.
         let hr: i64 = go_atoi(&tz[..ind])?;
         let min: i64 = go_atoi(&tz[ind + 1..])?;
-        let offset = if tz.starts_with('-') { hr * 60 - min } else { hr * 60 + min };
-        return Ok(offset * 60);
+        let offset = if tz.starts_with('-') {
+            hr.saturating_mul(60).saturating_sub(min)
+        } else {
+            hr.saturating_mul(60).saturating_add(min)
+        };
+        return Ok(offset.saturating_mul(60));
     }
     iana_offset(tz, secs)
 }
@@ -304,7 +308,8 @@ fn local(t: &Timestamp, tz: Option<&str>) -> Result<Broken, Fail> {
         Some(z) => zone_offset(z, t.secs).map_err(Fail::Err)?,
         None => 0,
     };
-    let ls = t.secs + off;
+    // Go's FixedZone accepts any offset; keep the arithmetic in range.
+    let ls = t.secs.saturating_add(off.clamp(-(1 << 40), 1 << 40));
     let (y, mo, d, h, mi, s) = civil_from_unix(ls);
     let days = ls.div_euclid(86_400);
     let yday = (days - days_from_civil(y, 1, 1)) as u32;
