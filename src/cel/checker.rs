@@ -586,7 +586,7 @@ impl<'a> Checker<'a> {
                 Some(sub) => self.not_referenced_in(t, sub),
                 None => true,
             },
-            Type::List(e) | Type::Optional(e) => self.not_referenced_in(t, e),
+            Type::List(e) | Type::Optional(e) | Type::Type(e) => self.not_referenced_in(t, e),
             Type::Map(k, v) => self.not_referenced_in(t, k) && self.not_referenced_in(t, v),
             Type::Opaque(_, ps) => ps.iter().all(|p| self.not_referenced_in(t, p)),
             _ => true,

@@ -66,6 +66,13 @@ fn run(src: &str) -> Result<String, String> {
 }
 
 #[test]
+fn occurs_check_looks_inside_type_of() {
+    // cel-go checker_test: binding T := type(T) would be an infinite type.
+    let options = CheckOptions { homogeneous_literals: false, ..CheckOptions::default() };
+    assert_eq!(run_with("{}.map(c, [c, type(c)])", &options).as_deref(), Ok("list(list(dyn))"));
+}
+
+#[test]
 fn types_of_well_typed_expressions() {
     let cases: &[(&str, &str)] = &[
         ("1 + 2", "int"),

@@ -529,6 +529,10 @@ pub fn numeric_cmp(a: &Value<'_>, b: &Value<'_>) -> Option<Ordering> {
     }
 }
 
+// cel-go `compareIntDouble` / `compareUintDouble` (common/types/compare.go): out-of-range doubles
+// order outside the integer range, everything else compares *as doubles*, so the comparison is
+// lossy near 2^63 and 2^64 (`9223372036854775807 >= 9223372036854775808.0` is true), as the
+// cel-spec `comparisons/*_lossy_double` tests pin.
 fn cmp_i64_f64(i: i64, d: f64) -> Option<Ordering> {
     if d.is_nan() {
         return None;
@@ -536,16 +540,10 @@ fn cmp_i64_f64(i: i64, d: f64) -> Option<Ordering> {
     if d < TWO_63_NEG {
         return Some(Ordering::Greater);
     }
-    if d >= TWO_63 {
+    if d > TWO_63 {
         return Some(Ordering::Less);
     }
-    // Compare the integral parts exactly, then the fraction.
-    let t = d.trunc();
-    let ti = t as i64;
-    match i.cmp(&ti) {
-        Ordering::Equal => 0.0f64.partial_cmp(&(d - t)),
-        o => Some(o),
-    }
+    (i as f64).partial_cmp(&d)
 }
 fn cmp_u64_f64(u: u64, d: f64) -> Option<Ordering> {
     if d.is_nan() {
@@ -554,14 +552,10 @@ fn cmp_u64_f64(u: u64, d: f64) -> Option<Ordering> {
     if d < 0.0 {
         return Some(Ordering::Greater);
     }
-    if d >= TWO_64 {
+    if d > TWO_64 {
         return Some(Ordering::Less);
     }
-    let t = d.trunc();
-    match u.cmp(&(t as u64)) {
-        Ordering::Equal => 0.0f64.partial_cmp(&(d - t)),
-        o => Some(o),
-    }
+    (u as f64).partial_cmp(&d)
 }
 
 /// Ordering for `<`, `<=`, `>`, `>=` and `sort()`: same-kind scalars plus cross-type numbers.

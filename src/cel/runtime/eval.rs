@@ -123,6 +123,9 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
                     let key = Key::from_value(&kv).ok_or_else(|| {
                         err(format!("unsupported key type: {}", kv.type_name()), *loc)
                     })?;
+                    if has_key(&m, &key) {
+                        return Err(err("Failed with repeated key", *loc));
+                    }
                     if *opt {
                         match vv {
                             Value::Optional(Some(x)) => {
@@ -521,4 +524,14 @@ fn missing_msg(obj: &Value<'_>, key: Option<&Value<'_>>, q: &Qual) -> String {
         }
         _ => "no such overload".to_string(),
     }
+}
+
+/// Whether `m` already has `key`, with CEL's numeric key equality (`0` and `0u` are one key).
+pub(crate) fn has_key(m: &OwnedMap<'_>, key: &Key<'_>) -> bool {
+    m.contains_key(key)
+        || match *key {
+            Key::Int(i) => u64::try_from(i).is_ok_and(|u| m.contains_key(&Key::Uint(u))),
+            Key::Uint(u) => i64::try_from(u).is_ok_and(|i| m.contains_key(&Key::Int(i))),
+            _ => false,
+        }
 }

@@ -285,10 +285,11 @@ impl Planner<'_> {
                     for (k, v, _) in &planned {
                         if let (Node::Const(k), Node::Const(v)) = (k, v) {
                             match Key::from_value(k) {
-                                Some(key) => {
+                                // A repeated key is a runtime error: leave it to the evaluator.
+                                Some(key) if !super::eval::has_key(&m, &key) => {
                                     m.insert(key, v.clone());
                                 }
-                                None => ok = false,
+                                _ => ok = false,
                             }
                         }
                     }
@@ -588,13 +589,9 @@ impl Planner<'_> {
             // (`@sortByAssociatedKeys(list, keys)`); the argument layout is the same.
             overloads = self.registry.candidates(function, true, arity);
         }
-        if overloads.is_empty() {
-            return Err(PlanError {
-                message: format!("undeclared reference to '{function}' (in container '')"),
-                node: e.id,
-                span: e.span,
-            });
-        }
+        // No implementation at all (only possible unchecked): like cel-go's planner, the call
+        // still evaluates its arguments and then fails with `no such overload`, an error that
+        // `||`/`&&` may absorb (cel-spec `basic/functions/unbound_is_runtime_error`).
         // Precompile constant regexes of `matches` / `find` / `findAll`.
         if matches!(function, "matches" | "find" | "findAll") && planned.len() >= 2 {
             if let Node::Const(Value::String(p)) = &planned[1] {

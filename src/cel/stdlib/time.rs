@@ -367,7 +367,7 @@ fn get_milliseconds<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    for id in ["duration_to_duration", "string_to_duration"] {
+    for id in ["duration_to_duration", "string_to_duration", "int64_to_duration"] {
         r.global("duration", id, 1, to_duration);
     }
     for id in ["timestamp_to_timestamp", "string_to_timestamp", "int64_to_timestamp"] {
@@ -423,7 +423,7 @@ pub(crate) fn register(r: &mut Registry) {
             "getSeconds",
             get_seconds,
             "timestamp_to_seconds",
-            "timestamp_to_seconds_with_tz",
+            "timestamp_to_seconds_tz", // sic: cel-go's id has no "_with"
             Some("duration_to_seconds"),
         ),
         (
