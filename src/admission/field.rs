@@ -222,54 +222,7 @@ pub fn aggregate(messages: &[String]) -> String {
     }
 }
 
-/// Go `strconv.Quote`: double-quoted, with Go escapes for non-printable runes.
-///
-/// Printability approximates Go's `unicode.IsPrint` (categories L, M, N, P, S plus ASCII space):
-/// controls, non-ASCII spaces, the common format characters (Cf), private-use code points and
-/// noncharacters are escaped. Unassigned code points are treated as printable (difference).
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if go_is_print(c) => out.push(c),
-            c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Approximation of Go `unicode.IsPrint` (see [`go_quote`]).
-pub fn go_is_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    let u = c as u32;
-    let format_chars = matches!(u,
-        0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2 | 0x180E
-        | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F | 0xFEFF
-        | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
-        | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F);
-    let private_or_non = matches!(u, 0xE000..=0xF8FF | 0xF0000..=0xFFFFD | 0x100000..=0x10FFFD)
-        || (u & 0xFFFE) == 0xFFFE
-        || (0xFDD0..=0xFDEF).contains(&u);
-    !(format_chars || private_or_non)
-}
+pub use crate::library::gostr::{is_print as go_is_print, quote as go_quote};
 
 /// Go `%#v` of a `[]T` whose elements are strings of named type `type_name`
 /// (e.g. `[]string{"a", "b"}`, `[]admissionregistration.OperationType{"*"}`).

@@ -4,146 +4,14 @@
 //! Each function returns the list of problems (empty = valid), exactly like the Go `Is…`
 //! functions, so callers can wrap them into [`super::field::FieldError`]s.
 
-const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT: &str =
-    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-const DNS1035_LABEL_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const QUALIFIED_NAME_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-
-/// `validation.RegexError`.
-pub fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
-    if examples.is_empty() {
-        return format!("{msg} (regex used for validation is '{fmt}')");
-    }
-    let mut s = format!("{msg} (e.g. ");
-    for (i, e) in examples.iter().enumerate() {
-        if i > 0 {
-            s.push_str(" or ");
-        }
-        s.push_str(&format!("'{e}', "));
-    }
-    s.push_str(&format!("regex used for validation is '{fmt}')"));
-    s
-}
-
-/// `validation.MaxLenError`.
-pub fn max_len_error(n: usize) -> String {
-    format!("must be no more than {n} characters")
-}
-
-fn is_lower_alnum(b: u8) -> bool {
-    b.is_ascii_lowercase() || b.is_ascii_digit()
-}
-
-fn matches_dns1123_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && is_lower_alnum(b[0])
-        && is_lower_alnum(b[b.len() - 1])
-        && b.iter().all(|&c| is_lower_alnum(c) || c == b'-')
-}
-
-/// `validation.IsDNS1123Label`.
-pub fn is_dns1123_label(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    if !matches_dns1123_label(s) {
-        errs.push(regex_error(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, &["my-name", "123-abc"]));
-    }
-    errs
-}
-
-/// `validation.IsDNS1123Subdomain`.
-pub fn is_dns1123_subdomain(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 253 {
-        errs.push(max_len_error(253));
-    }
-    if !s.split('.').all(matches_dns1123_label) {
-        errs.push(regex_error(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, &["example.com"]));
-    }
-    errs
-}
-
-/// `validation.IsDNS1035Label`.
-pub fn is_dns1035_label(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    let ok = matches_dns1123_label(s) && s.as_bytes()[0].is_ascii_lowercase();
-    if !ok {
-        errs.push(regex_error(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, &["my-name", "abc-123"]));
-    }
-    errs
-}
-
-fn matches_qualified_name_part(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b[0].is_ascii_alphanumeric()
-        && b[b.len() - 1].is_ascii_alphanumeric()
-        && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'.')
-}
-
-/// `validation.IsQualifiedName`: `[prefix/]name`, prefix a DNS-1123 subdomain, name ≤ 63.
-pub fn is_qualified_name(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts.len() {
-        1 => parts[0],
-        2 => {
-            let prefix = parts[0];
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_string());
-            } else {
-                for m in is_dns1123_subdomain(prefix) {
-                    errs.push(format!("prefix part {m}"));
-                }
-            }
-            parts[1]
-        }
-        _ => {
-            errs.push(format!(
-                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                regex_error(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, &["MyName", "my.name", "123-abc"])
-            ));
-            return errs;
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".to_string());
-    } else if name.len() > 63 {
-        errs.push(format!("name part {}", max_len_error(63)));
-    }
-    if !matches_qualified_name_part(name) {
-        errs.push(format!(
-            "name part {}",
-            regex_error(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, &["MyName", "my.name", "123-abc"])
-        ));
-    }
-    errs
-}
-
-/// `validation.IsValidLabelValue`.
-pub fn is_valid_label_value(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    if !(value.is_empty() || matches_qualified_name_part(value)) {
-        errs.push(regex_error(LABEL_VALUE_MSG, LABEL_VALUE_FMT, &["MyValue", "my_value", "12345"]));
-    }
-    errs
-}
+// The apimachinery validators (`IsDNS1123Label`, `IsDNS1123Subdomain`, `IsDNS1035Label`,
+// `IsQualifiedName` = `content.IsLabelKey`, `IsValidLabelValue`) are shared with the
+// `format.named` CEL library, which exposes the same functions.
+pub use crate::library::format::{
+    dns1035_label as is_dns1035_label, dns1123_label as is_dns1123_label,
+    dns1123_subdomain as is_dns1123_subdomain, label_value as is_valid_label_value,
+    qualified_name as is_qualified_name,
+};
 
 /// `path.IsValidPathSegmentName` / `ValidatePathSegmentName(name, false)`.
 pub fn is_valid_path_segment_name(name: &str) -> Vec<String> {
@@ -235,7 +103,9 @@ mod tests {
         assert!(is_qualified_name("nope!/key")[0]
             .starts_with("prefix part a lowercase RFC 1123 subdomain"));
         assert_eq!(is_qualified_name("/a"), vec!["prefix part must be non-empty".to_string()]);
-        assert!(is_qualified_name("a/b/c")[0].starts_with("a qualified name must consist"));
+        // apimachinery `IsQualifiedName` delegates to `content.IsLabelKey`, which words the
+        // more-than-one-slash case as a label key.
+        assert!(is_qualified_name("a/b/c")[0].starts_with("a valid label key must consist"));
     }
 
     #[test]

@@ -3,12 +3,12 @@
 //! Only what the libraries' error messages need: `strconv.Quote` (also what `%q` prints for a
 //! string) and `strconv.ParseUint`/`ParseInt` error texts.
 
-/// Go `strconv.Quote(s)`: double-quoted, Go escapes.
+/// Go `strconv.Quote(s)` (also what `%q` prints for a string): double-quoted, with Go escapes for
+/// non-printable runes.
 ///
-/// Printable runes are kept as they are. Go decides printability with `unicode.IsPrint`; this
-/// uses "not a control character and not an unassigned/format code point we know of", which
-/// agrees for every ASCII and Latin-1 rune and for ordinary letters beyond. Rare format
-/// characters (e.g. U+200B) may differ.
+/// Printability approximates Go's `unicode.IsPrint` (categories L, M, N, P, S plus ASCII space):
+/// controls, non-ASCII spaces, the common format characters (Cf), private-use code points and
+/// noncharacters are escaped. Unassigned code points are treated as printable (difference).
 pub fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -23,7 +23,7 @@ pub fn quote(s: &str) -> String {
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             '\u{b}' => out.push_str("\\v"),
-            c if is_go_printable(c) => out.push(c),
+            c if is_print(c) => out.push(c),
             c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
             c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push_str(&format!("\\U{:08x}", c as u32)),
@@ -33,14 +33,24 @@ pub fn quote(s: &str) -> String {
     out
 }
 
-fn is_go_printable(c: char) -> bool {
-    if c.is_control() {
+/// Approximation of Go `unicode.IsPrint` (see [`quote`]).
+pub fn is_print(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    if c.is_control() || c.is_whitespace() {
         return false;
     }
-    // Go's IsPrint excludes the spaces other than U+0020 and format characters.
-    !matches!(c,
-        '\u{a0}' | '\u{ad}' | '\u{1680}' | '\u{2000}'..='\u{200f}' | '\u{2028}'..='\u{202f}'
-        | '\u{205f}'..='\u{206f}' | '\u{3000}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
+    let u = c as u32;
+    let format_chars = matches!(u,
+        0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2 | 0x180E
+        | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F | 0xFEFF
+        | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
+        | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F);
+    let private_or_non = matches!(u, 0xE000..=0xF8FF | 0xF0000..=0xFFFFD | 0x100000..=0x10FFFD)
+        || (u & 0xFFFE) == 0xFFFE
+        || (0xFDD0..=0xFDEF).contains(&u);
+    !(format_chars || private_or_non)
 }
 
 /// Go `strconv.ParseUint(s, 10, 64)` including its error text.

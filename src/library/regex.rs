@@ -289,15 +289,19 @@ fn map_syntax_error(original: &str, pattern: &str) -> String {
     }
 }
 
-/// Go `regexp.Compile`, error text as the CEL library reports it (`Illegal regex: …`).
-pub fn compile(pattern: &str) -> Result<Regex, String> {
-    let translated = translate(pattern).map_err(|e| format!("Illegal regex: {e}"))?;
-    Regex::new(&translated).map_err(|e| match e {
-        regex::Error::Syntax(_) => {
-            format!("Illegal regex: {}", map_syntax_error(pattern, &translated))
-        }
-        _ => format!("Illegal regex: {}", go_error("expression too large", pattern)),
+/// Go `regexp.Compile`: RE2 syntax translated for the `regex` crate, and Go's error text
+/// (`error parsing regexp: …`), as the standard `matches` reports it.
+pub fn compile_go(pattern: &str) -> Result<Regex, String> {
+    let translated = translate(pattern)?;
+    regex::RegexBuilder::new(&translated).size_limit(1 << 22).build().map_err(|e| match e {
+        regex::Error::Syntax(_) => map_syntax_error(pattern, &translated),
+        _ => go_error("expression too large", pattern),
     })
+}
+
+/// Go `regexp.Compile`, error text as the Kubernetes regex library reports it (`Illegal regex: …`).
+pub fn compile(pattern: &str) -> Result<Regex, String> {
+    compile_go(pattern).map_err(|e| format!("Illegal regex: {e}"))
 }
 
 /// `<string>.find(<regex>)`: the leftmost-first match, or `""`.

@@ -162,23 +162,10 @@ impl RegexCache {
     }
 }
 
-/// Compile with RE2 semantics as far as the `regex` crate allows (same syntax family; size
-/// limit raised to Go's default program size order).
+/// Compile with Go RE2 semantics (the pattern translated for the `regex` crate) and Go's error
+/// text, shared with the Kubernetes regex library.
 fn compile_re2(pattern: &str) -> Result<Rc<Regex>, String> {
-    regex::RegexBuilder::new(pattern)
-        .size_limit(1 << 22)
-        .build()
-        .map(Rc::new)
-        .map_err(|e| format!("error parsing regexp: {}", regex_error_text(&e)))
-}
-
-fn regex_error_text(e: &regex::Error) -> String {
-    match e {
-        regex::Error::Syntax(s) => {
-            s.lines().last().unwrap_or("").trim_start_matches("error: ").to_string()
-        }
-        other => other.to_string(),
-    }
+    crate::library::regex::compile_go(pattern).map(Rc::new)
 }
 
 /// Helpers shared by the library files.
