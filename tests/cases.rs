@@ -2,6 +2,9 @@
 //! `tests/cases/README.md`). Each case's `expect` block (hand-written from the spec) is asserted;
 //! the full result is compared with `expected.json` (`UPDATE_EXPECT=1` rewrites it).
 
+mod common;
+
+use common::check_expectations;
 use serde_json::{json, Value};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -42,48 +45,6 @@ pub fn case_input(dir: &Path) -> (EvaluateInput, Value) {
     input.kubernetes_version =
         case.get("kubernetesVersion").and_then(Value::as_str).map(str::to_string);
     (input, case)
-}
-
-fn check_expectations(name: &str, result: &Value, expect: &Value) -> Vec<String> {
-    let mut failures = Vec::new();
-    let response = &result["response"];
-    let mut eq = |what: &str, got: &Value, want: &Value| {
-        if got != want {
-            failures.push(format!("{name}: {what}:\n    got:  {got}\n    want: {want}"));
-        }
-    };
-    if let Some(w) = expect.get("allowed") {
-        eq("allowed", &response["allowed"], w);
-    }
-    if let Some(w) = expect.get("code") {
-        eq("code", &response["status"]["code"], w);
-    }
-    if let Some(w) = expect.get("reason") {
-        eq("reason", &response["status"]["reason"], w);
-    }
-    if let Some(w) = expect.get("message") {
-        eq("message", &response["status"]["message"], w);
-    }
-    if let Some(w) = expect.get("warnings") {
-        eq("warnings", &response["warnings"], w);
-    }
-    if let Some(w) = expect.get("auditAnnotations") {
-        eq("auditAnnotations", &response["auditAnnotations"], w);
-    }
-    if let Some(codes) = expect.get("diagnostics").and_then(Value::as_array) {
-        let present: Vec<&str> = result["diagnostics"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|d| d["code"].as_str())
-            .collect();
-        for c in codes.iter().filter_map(Value::as_str) {
-            if !present.contains(&c) {
-                failures.push(format!("{name}: expected a {c:?} diagnostic, got {present:?}"));
-            }
-        }
-    }
-    failures
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! Every playground example (`www/examples/index.json`) evaluated through the public API, with
 //! its `expect` block asserted: an example that stops producing its decision fails here.
 
+mod common;
+
+use common::check_expectations;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -33,39 +36,7 @@ fn playground_examples_give_their_documented_decisions() {
                 .map(str::to_string),
         };
         let result = serde_json::to_value(evaluate(&input)).expect("serialise");
-        let response = &result["response"];
-        let expect = &ex["expect"];
-        let checks: [(&str, &Value); 6] = [
-            ("allowed", &response["allowed"]),
-            ("code", &response["status"]["code"]),
-            ("reason", &response["status"]["reason"]),
-            ("message", &response["status"]["message"]),
-            ("warnings", &response["warnings"]),
-            ("auditAnnotations", &response["auditAnnotations"]),
-        ];
-        for (key, got) in checks {
-            if let Some(want) = expect.get(key) {
-                if got != want {
-                    failures.push(format!("{name}: {key}\n    got:  {got}\n    want: {want}"));
-                }
-            }
-        }
-        if let Some(codes) = expect.get("diagnostics").and_then(Value::as_array) {
-            let present: Vec<&str> = result["diagnostics"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|d| d["code"].as_str())
-                .collect();
-            for c in codes
-                .iter()
-                .filter_map(|c| c.as_str().or_else(|| c.get("code").and_then(Value::as_str)))
-            {
-                if !present.contains(&c) {
-                    failures.push(format!("{name}: expected a {c:?} diagnostic, got {present:?}"));
-                }
-            }
-        }
+        failures.extend(check_expectations(name, &result, &ex["expect"]));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -1,0 +1,43 @@
+//! Shared by the integration tests: checking a result against a hand-written `expect` block.
+
+use serde_json::Value;
+
+/// Compare `result` (an `EvaluateResult` as JSON) with `expect`: `allowed`, `code`, `reason`,
+/// `message`, `warnings`, `auditAnnotations` must be equal when given; `diagnostics` lists codes
+/// that must be present. Returns one line per difference.
+pub fn check_expectations(name: &str, result: &Value, expect: &Value) -> Vec<String> {
+    let mut failures = Vec::new();
+    let response = &result["response"];
+    let checks: [(&str, &Value); 6] = [
+        ("allowed", &response["allowed"]),
+        ("code", &response["status"]["code"]),
+        ("reason", &response["status"]["reason"]),
+        ("message", &response["status"]["message"]),
+        ("warnings", &response["warnings"]),
+        ("auditAnnotations", &response["auditAnnotations"]),
+    ];
+    for (key, got) in checks {
+        if let Some(want) = expect.get(key) {
+            if got != want {
+                failures.push(format!("{name}: {key}:\n    got:  {got}\n    want: {want}"));
+            }
+        }
+    }
+    if let Some(codes) = expect.get("diagnostics").and_then(Value::as_array) {
+        let present: Vec<&str> = result["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d["code"].as_str())
+            .collect();
+        for c in codes
+            .iter()
+            .filter_map(|c| c.as_str().or_else(|| c.get("code").and_then(Value::as_str)))
+        {
+            if !present.contains(&c) {
+                failures.push(format!("{name}: expected a {c:?} diagnostic, got {present:?}"));
+            }
+        }
+    }
+    failures
+}
