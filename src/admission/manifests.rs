@@ -202,17 +202,20 @@ impl Manifests {
     /// API validation (§7) of every policy and binding, as diagnostics with positions.
     pub fn validate(&self, compiler: &dyn ExpressionCompiler) -> Vec<Diagnostic> {
         let mut out = Vec::new();
-        let mut push = |errs: Vec<FieldError>, source: &Source| {
+        let mut push = |errs: Vec<FieldError>, source: &Source, object: String| {
             for e in errs {
-                let d = diagnostics::api_validation(&e);
+                let mut d = diagnostics::api_validation(&e);
+                d.field = format!("{object}: {}", e.field);
                 out.push(self.with_position(d, source, e.field.as_str()));
             }
         };
         for p in &self.policies {
-            push(validate_policy(&p.object, compiler), &p.source);
+            let object = format!("ValidatingAdmissionPolicy/{}", p.object.metadata.name);
+            push(validate_policy(&p.object, compiler), &p.source, object);
         }
         for b in &self.bindings {
-            push(validate_binding(&b.object), &b.source);
+            let object = format!("ValidatingAdmissionPolicyBinding/{}", b.object.metadata.name);
+            push(validate_binding(&b.object), &b.source, object);
         }
         out
     }

@@ -45,9 +45,7 @@ impl PolicySet {
         // what remains are the version-gate rejections and the non-CEL rules.
         let validation = CelCompiler::new(version, EnvironmentMode::NewExpressions);
         for d in manifests.validate(&validation) {
-            let duplicate = cel
-                .iter()
-                .any(|c| c.field.ends_with(&format!(": {}", d.field)) && same_policy(c, &d));
+            let duplicate = cel.iter().any(|c| c.field == d.field);
             if !duplicate {
                 diagnostics.push(d);
             }
@@ -97,9 +95,4 @@ impl PolicySet {
             request_resource_value(self.rbac.clone(), user, &resource),
         )
     }
-}
-
-/// Both diagnostics point into the same manifest document.
-fn same_policy(a: &Diagnostic, b: &Diagnostic) -> bool {
-    a.source.is_some() && a.source == b.source
 }
