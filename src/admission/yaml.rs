@@ -66,6 +66,9 @@ impl NodePos {
         }
         let src = text.get(self.span.start as usize..self.span.end as usize)?;
         let mut src_iter = src.char_indices().peekable();
+        // One past the source character of the last value character seen (the end of the value
+        // is there, not after a closing quote).
+        let mut last_end = None;
         for (vi, vc) in value.char_indices() {
             let found = loop {
                 let (si, sc) = match src_iter.next() {
@@ -84,9 +87,11 @@ impl NodePos {
             if vi >= offset {
                 return Some(self.span.start as usize + si);
             }
+            let sc_len = src[si..].chars().next().map_or(1, char::len_utf8);
+            last_end = Some(self.span.start as usize + si + sc_len);
         }
         if offset >= value.len() {
-            return Some(self.span.end as usize);
+            return Some(last_end.unwrap_or(self.span.end as usize));
         }
         None
     }
@@ -808,6 +813,14 @@ mod tests {
         assert_eq!(at("b", 3), Some("s"));
         assert_eq!(at("c", 2), Some("g"));
         assert_eq!(at("d", 2), Some("z"));
+        // The end of a quoted value is before its closing quote.
+        let end = |path: &str| {
+            let v = d.value[path].as_str().unwrap();
+            let p = d.positions.get(path).unwrap();
+            p.locate(text, v, v.len()).map(|b| &text[b - 2..b])
+        };
+        assert_eq!(end("b"), Some("é"));
+        assert_eq!(end("d"), Some("\"z"));
     }
 
     #[test]
