@@ -456,3 +456,15 @@ spec:
   assert.match(laughs.message, /^object: line \d+, column \d+: yaml: document contains excessive aliasing$/);
   assert.equal(evaluate({ manifests: replicas, object: deployment(6) }).response.allowed, false);
 });
+
+test("pkg/package.json: an ES module package whose listed files all exist", () => {
+  const pkg = JSON.parse(fs.readFileSync(new URL("package.json", pkgDir), "utf8"));
+  assert.equal(pkg.name, "vap-eval");
+  assert.equal(pkg.type, "module");
+  assert.equal(pkg.license, "Apache-2.0");
+  assert.equal(pkg.sideEffects, false);
+  assert.deepEqual(pkg.exports["."], { types: "./vap_eval.d.ts", default: "./vap_eval.js" });
+  assert.equal(pkg.types, "vap_eval.d.ts");
+  for (const f of [...pkg.files, pkg.main, pkg.types]) assert.ok(fs.existsSync(new URL(f, pkgDir)), f);
+  assert.ok(pkg.files.includes("README.md") && pkg.files.includes("LICENSE"));
+});
