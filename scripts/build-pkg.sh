@@ -48,18 +48,20 @@ cat > pkg/package.json <<JSON
     "README.md",
     "LICENSE"
   ],
-  "sideEffects": [
-    "./snippets/*"
-  ],
+  "sideEffects": false,
   "keywords": ["kubernetes", "cel", "validatingadmissionpolicy", "admission", "wasm"]
 }
 JSON
-# wasm-bindgen writes snippets/ only when the crate has inline JS; ship it if it exists.
+# wasm-bindgen writes snippets/ only when the crate has inline JS; ship it (with its side
+# effects) if it exists.
 if [ -d pkg/snippets ]; then
-  node -e 'const f="pkg/package.json",p=JSON.parse(require("fs").readFileSync(f));p.files.push("snippets/");require("fs").writeFileSync(f,JSON.stringify(p,null,2)+"\n")'
+  node -e 'const f="pkg/package.json",p=JSON.parse(require("fs").readFileSync(f));p.files.push("snippets/");p.sideEffects=["./snippets/*"];require("fs").writeFileSync(f,JSON.stringify(p,null,2)+"\n")'
 fi
+
 rm -f pkg/.gitignore
-for f in README.md LICENSE; do [ -f "$f" ] && cp "$f" pkg/; done
+cp README.md LICENSE pkg/
+# Every file package.json lists must exist.
+node -e 'const fs=require("fs"),p=JSON.parse(fs.readFileSync("pkg/package.json"));for(const f of p.files)if(!fs.existsSync("pkg/"+f)){console.error("build-pkg: pkg/"+f+" missing");process.exit(1)}'
 
 WASM=pkg/vap_eval_bg.wasm
 RAW=$(stat -c %s "$WASM")

@@ -12,12 +12,14 @@ use crate::cel::runtime::CostTracker;
 use crate::cel::value::Value;
 use crate::diagnostic::{Diagnostic, Severity, SourceRef};
 use crate::environment::{var, EnvironmentMode, ExpressionKind, KubeVersion, VariableScope};
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
-/// Input of `evaluate`: every field optional.
+/// Input of `evaluate` and `typecheck`: every field optional; unknown fields are an error.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct EvaluateInput {
     /// Policies, bindings, params, namespaces, CRDs and RBAC objects: YAML or JSON text
     /// (multi-document), or a list of texts and already-parsed objects.
@@ -33,9 +35,11 @@ pub struct EvaluateInput {
     pub kubernetes_version: Option<String>,
 }
 
-/// Manifests as text, or a list of texts and objects.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+/// Manifests as text, or a list of texts and objects. Manifest diagnostics index the text; a
+/// list is joined into one text first (objects as one-line JSON documents, `---` between
+/// items), and that joined text is what their positions index.
+#[derive(Clone, Debug)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(type = "string | Document[]"))]
 pub enum Manifests {
     Text(String),
     List(Vec<Document>),
@@ -64,9 +68,13 @@ impl Manifests {
     }
 }
 
-/// A document given as YAML/JSON text or as a parsed value.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+/// A document given as YAML/JSON text or as a parsed object; null (or blank text) is absent.
+#[derive(Clone, Debug)]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type = "string | Record<string, unknown> | null")
+)]
 pub enum Document {
     Text(String),
     Object(Json),
@@ -109,16 +117,111 @@ impl Document {
     }
 }
 
+impl<'de> Deserialize<'de> for Manifests {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Manifests;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("YAML/JSON text or a list of texts and objects")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Manifests, E> {
+                Ok(Manifests::Text(v.to_string()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Manifests, E> {
+                Ok(Manifests::default())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Manifests, A::Error> {
+                Vec::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Manifests::List)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Document {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Document;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("YAML/JSON text or an object")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Document, E> {
+                Ok(Document::Text(v.to_string()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Document, E> {
+                Ok(Document::Object(Json::Null))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Document, E> {
+                Ok(Document::Object(Json::Null))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Document, A::Error> {
+                Json::deserialize(de::value::MapAccessDeserializer::new(map)).map(Document::Object)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Deserialise a JS-facing input from its JSON value. Errors name the offending field, as
+/// `what.field[index]: message` (`evaluate input.manifests[1]: invalid type: …`).
+pub fn from_json<T: DeserializeOwned>(what: &str, value: Json) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." {
+            format!("{what}: {inner}")
+        } else {
+            format!("{what}.{path}: {inner}")
+        }
+    })
+}
+
+/// Parse an input given as one YAML/JSON text (`evaluate("manifests: …")`): exactly one
+/// document. Errors are plain messages (the caller throws them).
+pub fn parse_input_text(what: &str, text: &str) -> Result<Json, String> {
+    let (docs, errors) = parse_stream(text);
+    if let Some(e) = errors.first() {
+        return Err(format!("{what}: line {}, column {}: {}", e.line, e.column, e.message));
+    }
+    match docs.len() {
+        0 => Ok(Json::Null),
+        1 => Ok(docs.into_iter().next().map(|d| d.value).unwrap_or(Json::Null)),
+        n => Err(format!("{what}: expected one YAML/JSON document, found {n}")),
+    }
+}
+
 /// The admission attributes actually used (derived where not given).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct RequestSummary {
+    /// `CREATE`, `UPDATE`, `DELETE` or `CONNECT`.
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(type = "\"CREATE\" | \"UPDATE\" | \"DELETE\" | \"CONNECT\"")
+    )]
     pub operation: String,
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(type = "{ group: string; version: string; kind: string }")
+    )]
     pub kind: Json,
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(type = "{ group: string; version: string; resource: string }")
+    )]
     pub resource: Json,
     pub sub_resource: String,
     pub name: String,
     pub namespace: String,
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(
+            type = "{ username: string; uid: string; groups: string[]; extra: Record<string, string[]> }"
+        )
+    )]
     pub user_info: Json,
     pub dry_run: bool,
 }
@@ -141,11 +244,14 @@ impl RequestSummary {
 /// Output of `evaluate`.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct EvaluateResult {
     pub response: AdmissionResponse,
     /// `None` when no request could be formed (no object and no oldObject).
     pub request: Option<RequestSummary>,
     pub policies: Vec<PolicyTrace>,
+    /// Problems found (JavaScript receives them converted by `to_js`: UTF-16 positions).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Diagnostic[]"))]
     pub diagnostics: Vec<Diagnostic>,
     pub kubernetes_version: String,
 }
@@ -167,18 +273,35 @@ fn version_of(requested: Option<&str>, diagnostics: &mut Vec<Diagnostic>) -> Kub
 
 /// Evaluate an admission request against the supplied policies (the whole pipeline).
 pub fn evaluate(input: &EvaluateInput) -> EvaluateResult {
-    let mut diagnostics = Vec::new();
-    let version = version_of(input.kubernetes_version.as_deref(), &mut diagnostics);
-    let set = PolicySet::new(&input.manifests.to_text(), version);
-    let mut result = evaluate_with(&set, &RequestDocuments::from_input(input));
-    diagnostics.append(&mut result.diagnostics);
-    result.diagnostics = diagnostics;
-    result
+    let options = PolicySetOptions { kubernetes_version: input.kubernetes_version.clone() };
+    let set = compile(&input.manifests, &options);
+    evaluate_with(&set, &RequestDocuments::from_input(input))
 }
 
-/// The request part of an input.
+/// Options of `new PolicySet(manifests, options)`; unknown fields are an error.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
+pub struct PolicySetOptions {
+    /// `1.30` … `1.37`; default the newest.
+    pub kubernetes_version: Option<String>,
+}
+
+/// Load, validate and compile manifests once (`new PolicySet`). An unsupported
+/// `kubernetesVersion` is the first of the set's diagnostics, and the newest version is used.
+pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
+    let mut diagnostics = Vec::new();
+    let version = version_of(options.kubernetes_version.as_deref(), &mut diagnostics);
+    let mut set = PolicySet::new(&manifests.to_text(), version);
+    diagnostics.append(&mut set.diagnostics);
+    set.diagnostics = diagnostics;
+    set
+}
+
+/// The request part of an input (`PolicySet.evaluate`); unknown fields are an error.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct RequestDocuments {
     pub object: Option<Document>,
     pub old_object: Option<Document>,
@@ -253,40 +376,58 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
 /// Output of `typecheck`.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct TypecheckResult {
+    /// Problems found (JavaScript receives them converted by `to_js`: UTF-16 positions).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Diagnostic[]"))]
     pub diagnostics: Vec<Diagnostic>,
     pub kubernetes_version: String,
 }
 
 /// Parse and check every expression of the supplied policies; no evaluation.
 pub fn typecheck(input: &EvaluateInput) -> TypecheckResult {
-    let mut diagnostics = Vec::new();
-    let version = version_of(input.kubernetes_version.as_deref(), &mut diagnostics);
-    let set = PolicySet::new(&input.manifests.to_text(), version);
-    diagnostics.extend(set.diagnostics);
-    TypecheckResult { diagnostics, kubernetes_version: version.to_string() }
+    let options = PolicySetOptions { kubernetes_version: input.kubernetes_version.clone() };
+    let set = compile(&input.manifests, &options);
+    TypecheckResult { diagnostics: set.diagnostics, kubernetes_version: set.version.to_string() }
 }
 
-/// Options of `evaluateExpression`.
+/// Options of `evaluateExpression`; unknown fields are an error.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct ExpressionOptions {
+    /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
     /// `validation`, `messageExpression`, `matchCondition`, `auditAnnotation`, `variable`: its
     /// variables and required result type. Default: a validation's variables, any result type.
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(
+            type = "\"validation\" | \"messageExpression\" | \"matchCondition\" | \"auditAnnotation\" | \"variable\" | null"
+        )
+    )]
     pub kind: Option<String>,
 }
 
 /// Output of `evaluateExpression`.
 #[derive(Clone, Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct ExpressionResult {
+    /// The value as JSON: int/uint/double → number, bytes → base64, duration/timestamp → their
+    /// CEL string form. Absent when the expression did not compile or failed.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown"))]
     pub value: Option<Json>,
+    /// The CEL type: of the value when evaluated, else the checked type. Absent when the
+    /// expression did not compile.
     #[serde(skip_serializing_if = "Option::is_none", rename = "type")]
     pub type_name: Option<String>,
+    /// Actual cost; absent when the expression did not compile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<u64>,
+    /// Problems found (JavaScript receives them converted by `to_js`: UTF-16 positions).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Diagnostic[]"))]
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -309,9 +450,16 @@ fn expression_kind(s: Option<&str>) -> Result<(ExpressionKind, ExpectedResult), 
     Ok((kind, kind.expected_result()))
 }
 
+/// The variables of `evaluateExpression` that hold a Kubernetes object or request: a string
+/// value is YAML/JSON text to parse, as in `evaluate`.
+pub const DOCUMENT_VARIABLES: [&str; 5] =
+    [var::OBJECT, var::OLD_OBJECT, var::PARAMS, var::REQUEST, var::NAMESPACE_OBJECT];
+
 /// Check and evaluate one CEL expression in the environment of a VAP expression (spec §4.2).
-/// `variables` binds `object`, `oldObject`, `params`, `request`, `namespaceObject` (JSON; absent
-/// ones are null) and declares any other name as `dyn`.
+/// `variables` binds `object`, `oldObject`, `params`, `request`, `namespaceObject` (JSON values,
+/// or YAML/JSON text to parse; absent ones are null) and declares any other name as `dyn`
+/// (bound to its JSON value as is: a string stays a string). Text that does not parse is an
+/// `input-yaml-syntax` diagnostic and the expression is only checked.
 pub fn evaluate_expression(
     expression: &str,
     variables: &Map<String, Json>,
@@ -351,10 +499,31 @@ pub fn evaluate_expression(
         }
         out.diagnostics.push(d);
     }
+    let mut values = Vec::with_capacity(variables.len());
+    let mut bad_input = false;
+    for (name, v) in variables {
+        let v = match v {
+            Json::String(text) if DOCUMENT_VARIABLES.contains(&name.as_str()) => {
+                match Document::Text(text.clone()).parse(name) {
+                    Ok(v) => v.unwrap_or(Json::Null),
+                    Err(d) => {
+                        out.diagnostics.push(*d);
+                        bad_input = true;
+                        Json::Null
+                    }
+                }
+            }
+            v => v.clone(),
+        };
+        values.push((name, v));
+    }
     let Some(program) = &compiled.program else { return out };
     out.type_name = Some(crate::cel::checker::format_cel_type(&compiled.output_type));
+    if bad_input {
+        return out;
+    }
     let bindings: Vec<(String, Value<'_>)> =
-        variables.iter().map(|(k, v)| (k.clone(), Value::from_json(v))).collect();
+        values.iter().map(|(k, v)| ((*k).clone(), Value::from_json(v))).collect();
     let act = ExpressionActivation { bindings: &bindings };
     let mut tracker = CostTracker::default();
     match program.eval(&act, &mut tracker) {
@@ -392,31 +561,49 @@ impl<'a> crate::cel::runtime::Activation<'a> for ExpressionActivation<'_, 'a> {
     }
 }
 
-/// A diagnostic as JavaScript receives it: positions in UTF-16 code units and 1-based
-/// line/column (column in UTF-16 code units), plus the rendered text.
+/// A diagnostic as JavaScript receives it (`Diagnostic` in the TypeScript types): positions in
+/// UTF-16 code units and 1-based line/column (column in UTF-16 code units), plus the rendered
+/// text. The positions are present only when the diagnostic has a `source` and a span.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(missing_as_null, hashmap_as_object, rename = "Diagnostic")
+)]
 pub struct JsDiagnostic {
     pub severity: Severity,
+    /// Stable kebab-case identifier (`cel-compile`, `manifest-yaml-syntax`, …).
     pub code: &'static str,
     pub message: String,
+    /// Kubernetes field path, prefixed by the object where relevant; may be empty.
     pub field: String,
+    /// The text `start`/`end` index.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceRef>,
+    /// UTF-16 code-unit offset of the first character (0-based, half-open with `end`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start: Option<u32>,
+    /// UTF-16 code-unit offset one past the last character.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<u32>,
+    /// 1-based line of `start`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// 1-based column of `start`, in UTF-16 code units.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<u32>,
+    /// 1-based line of `end`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_line: Option<u32>,
+    /// 1-based column of `end`, in UTF-16 code units.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_column: Option<u32>,
+    /// `ERROR: <where>:L:C: <field>: <message>`, then the source line and a caret line.
     pub rendered: String,
+    /// A hint on how to fix it; absent when there is none.
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub help: String,
 }
 
@@ -516,4 +703,76 @@ pub fn render(d: &Diagnostic, text: Option<&str>) -> String {
         head.push_str(&format!(": {}", d.field));
     }
     format!("{head}: {}{snippet}", d.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn inputs_deserialise_with_errors_naming_the_field() {
+        let ok: EvaluateInput = from_json(
+            "input",
+            json!({"manifests": ["a: 1", {"b": 2}, null], "object": "x: 1", "request": null}),
+        )
+        .unwrap();
+        assert!(matches!(&ok.manifests, Manifests::List(l) if l.len() == 3));
+        assert!(matches!(ok.object, Some(Document::Text(_))));
+        let err = |v| from_json::<EvaluateInput>("input", v).unwrap_err();
+        assert_eq!(
+            err(json!({"manifest": ""})),
+            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`"
+        );
+        assert_eq!(
+            err(json!({"manifests": 5})),
+            "input.manifests: invalid type: integer `5`, expected YAML/JSON text or a list of texts and objects"
+        );
+        assert_eq!(
+            err(json!({"manifests": ["", [1]]})),
+            "input.manifests[1]: invalid type: sequence, expected YAML/JSON text or an object"
+        );
+        assert_eq!(
+            err(json!({"kubernetesVersion": 1.3})),
+            "input.kubernetesVersion: invalid type: floating point `1.3`, expected a string"
+        );
+        let err = from_json::<ExpressionOptions>("options", json!({"kind": 1})).unwrap_err();
+        assert_eq!(err, "options.kind: invalid type: integer `1`, expected a string");
+    }
+
+    #[test]
+    fn input_text_is_one_yaml_or_json_document() {
+        assert_eq!(parse_input_text("input", "manifests: ''").unwrap(), json!({"manifests": ""}));
+        assert_eq!(parse_input_text("input", "{\"a\": 1.0}").unwrap(), json!({"a": 1.0}));
+        assert_eq!(parse_input_text("input", "  ").unwrap(), Json::Null);
+        assert_eq!(
+            parse_input_text("input", "a: 1\n---\nb: 2").unwrap_err(),
+            "input: expected one YAML/JSON document, found 2"
+        );
+        assert!(parse_input_text("input", "a: [").unwrap_err().starts_with("input: line "));
+    }
+
+    #[test]
+    fn unsupported_version_is_the_first_diagnostic_of_a_set() {
+        let set = compile(
+            &Manifests::Text(String::new()),
+            &PolicySetOptions { kubernetes_version: Some("1.2".into()) },
+        );
+        assert_eq!(set.version, KubeVersion::NEWEST);
+        assert_eq!(set.diagnostics[0].code, "unsupported-kubernetes-version");
+    }
+
+    #[test]
+    fn expression_document_variables_may_be_text() {
+        let options = ExpressionOptions { kind: Some("variable".into()), ..Default::default() };
+        let vars = json!({"object": "spec: {replicas: 3}", "name": "spec: 1"});
+        let vars = vars.as_object().unwrap();
+        let r = evaluate_expression("[object.spec.replicas, name]", vars, &options);
+        assert_eq!(r.value, Some(json!([3, "spec: 1"])), "{:?}", r.diagnostics);
+        let vars = json!({"object": "a: ["});
+        let r = evaluate_expression("object.a", vars.as_object().unwrap(), &options);
+        assert_eq!(r.value, None);
+        assert_eq!(r.diagnostics[0].code, "input-yaml-syntax");
+        assert_eq!(r.diagnostics[0].source, Some(SourceRef::Input { name: "object".into() }));
+    }
 }

@@ -9,6 +9,7 @@ use serde::Serialize;
 /// How bad a problem is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub enum Severity {
     /// The thing it is about cannot be used as written (compile error, invalid manifest).
     Error,
@@ -38,6 +39,7 @@ impl Span {
 /// What text a span points into.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub enum SourceRef {
     /// A CEL expression: the span indexes `expression` (as written in the manifest, untrimmed
     /// unless the apiserver trims it before compiling).

@@ -72,25 +72,33 @@ export async function decodeState(hash) {
  * The argument lists for the wasm exports, from a state. Empty editors are left out (the engine
  * derives what it can: the request from the object, CREATE without an old object, ...). Texts are
  * passed as YAML/JSON text; the engine parses them (docs/result-format.md positions refer to them).
- * `version` is the state's version or the newest supported one.
+ * `version` is the state's version or the newest supported one (left out when unknown).
  */
 export function evaluateArgs(state, supportedVersions = []) {
   const s = normalizeState(state);
-  const input = {};
+  const input = { manifests: s.manifests };
   for (const f of ['object', 'oldObject', 'request']) {
     if (s[f].trim() !== '') input[f] = s[f];
   }
-  return [s.manifests, input, { kubernetesVersion: chooseVersion(s.version, supportedVersions) }];
+  const version = chooseVersion(s.version, supportedVersions);
+  if (version) input.kubernetesVersion = version;
+  return [input];
 }
 
-/** Arguments for evaluateExpression(expression, {object, oldObject, params, request}, options). */
+/**
+ * Arguments for evaluateExpression(expression, {object, oldObject, params, request}, options).
+ * The scratchpad evaluates any type (`kind: 'variable'`), not only the bool a validation needs.
+ */
 export function expressionArgs(state, supportedVersions = []) {
   const s = normalizeState(state);
   const context = {};
   for (const [key, f] of [['object', 'object'], ['oldObject', 'oldObject'], ['params', 'scratchParams'], ['request', 'request']]) {
     if (s[f].trim() !== '') context[key] = s[f];
   }
-  return [s.expression, context, { kubernetesVersion: chooseVersion(s.version, supportedVersions) }];
+  const options = { kind: 'variable' };
+  const version = chooseVersion(s.version, supportedVersions);
+  if (version) options.kubernetesVersion = version;
+  return [s.expression, context, options];
 }
 
 /** `wanted` if supported, else the newest of `versions` ("1.9" < "1.10"); undefined if none. */

@@ -508,10 +508,14 @@ pub fn audit_annotation_action(
 /// The rejection response (`metav1.Status`), §2.1.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct Status {
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "\"Status\""))]
     pub kind: &'static str,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "\"v1\""))]
     pub api_version: &'static str,
     pub metadata: BTreeMap<String, String>,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "\"Failure\""))]
     pub status: &'static str,
     pub message: String,
     pub reason: String,
@@ -522,19 +526,24 @@ pub struct Status {
 /// `metav1.StatusDetails`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct StatusDetails {
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub name: String,
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub group: String,
     /// The resource (plural), not the kind.
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub kind: String,
     pub causes: Vec<StatusCause>,
 }
 
 /// `metav1.StatusCause` (only `message` is set by the dispatcher).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct StatusCause {
     pub message: String,
 }

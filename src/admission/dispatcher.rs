@@ -30,6 +30,7 @@ use std::collections::BTreeMap;
 /// What the client receives (spec §1.8, §2).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct AdmissionResponse {
     pub allowed: bool,
     /// The rejection, exactly as the apiserver builds it; absent when allowed.

@@ -7,6 +7,7 @@ use serde_json::Value;
 /// One policy, in evaluation order (sorted by name).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct PolicyTrace {
     pub name: String,
     pub matched: bool,
@@ -21,6 +22,7 @@ pub struct PolicyTrace {
 /// One binding of a matched policy, sorted by name.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct BindingTrace {
     pub name: String,
     pub matched: bool,
@@ -34,8 +36,10 @@ pub struct BindingTrace {
 /// The param an evaluation ran with.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct ParamRefTrace {
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub namespace: String,
     pub name: String,
 }
@@ -43,6 +47,7 @@ pub struct ParamRefTrace {
 /// One (policy, binding, param) evaluation (spec §1.6).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct ParamEvaluation {
     /// `None`: no param (no paramKind, or paramKind without paramRef: `params` is null).
     pub param: Option<ParamRefTrace>,
@@ -64,6 +69,7 @@ pub struct ParamEvaluation {
 /// Actual cost per activation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct Costs {
     pub match_conditions: u64,
     pub validations: u64,
@@ -74,12 +80,14 @@ pub struct Costs {
 /// One expression's outcome.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct ExprResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     pub expression: String,
     pub evaluated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown"))]
     pub value: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none", rename = "type")]
     pub type_name: Option<String>,
@@ -91,6 +99,7 @@ pub struct ExprResult {
 /// One validation's outcome and what happened to its decision.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct ValidationResult {
     pub index: usize,
     pub expression: String,
@@ -100,6 +109,7 @@ pub struct ValidationResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// `admit`, `deny` or `error`.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "\"admit\" | \"deny\" | \"error\""))]
     pub decision: &'static str,
     /// The decision's message (spec §2.2) when it is not an admit.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -118,6 +128,7 @@ pub struct ValidationResult {
 /// One audit annotation's outcome.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct AuditResult {
     pub key: String,
     pub value_expression: String,

@@ -11,7 +11,9 @@
 //!   fraction, so YAML `1.0` and `1e3` arrive as the **integers** 1 and 1000; `.inf`/`.nan`
 //!   cannot be encoded (error);
 //! * quoted and block scalars are strings; `!!str` forces a string;
-//! * merge keys `<<` and anchors/aliases are expanded.
+//! * merge keys `<<` and anchors/aliases are expanded, at most [`MAX_ALIAS_NODES`] nodes in all
+//!   per document (a "billion laughs" text is an error, not an out-of-memory trap; go-yaml
+//!   rejects it too, as `document contains excessive aliasing`).
 //!
 //! A document whose text starts with `{` or `[` is JSON (kubectl decodes it without YAML), so
 //! `1.0` stays a double there.
@@ -64,6 +66,9 @@ impl NodePos {
         }
         let src = text.get(self.span.start as usize..self.span.end as usize)?;
         let mut src_iter = src.char_indices().peekable();
+        // One past the source character of the last value character seen (the end of the value
+        // is there, not after a closing quote).
+        let mut last_end = None;
         for (vi, vc) in value.char_indices() {
             let found = loop {
                 let (si, sc) = match src_iter.next() {
@@ -82,9 +87,11 @@ impl NodePos {
             if vi >= offset {
                 return Some(self.span.start as usize + si);
             }
+            let sc_len = src[si..].chars().next().map_or(1, char::len_utf8);
+            last_end = Some(self.span.start as usize + si + sc_len);
         }
         if offset >= value.len() {
-            return Some(self.span.end as usize);
+            return Some(last_end.unwrap_or(self.span.end as usize));
         }
         None
     }
@@ -241,6 +248,9 @@ fn is_blank_document(chunk: &str) -> bool {
 
 type ParseStep<T> = Result<T, YamlError>;
 
+/// How many nodes alias expansion may add to one document.
+pub const MAX_ALIAS_NODES: usize = 1_000_000;
+
 struct Converter<'a> {
     full: &'a str,
     base: usize,
@@ -250,7 +260,12 @@ struct Converter<'a> {
     document: usize,
     json_mode: bool,
     parser: Parser<'a, saphyr_parser::StrInput<'a>>,
-    anchors: HashMap<usize, Value>,
+    /// Anchored values with their node counts.
+    anchors: HashMap<usize, (Value, usize)>,
+    /// Nodes converted so far (aliases count the nodes they expand to).
+    nodes: usize,
+    /// Nodes added by alias expansion so far.
+    alias_nodes: usize,
     positions: Positions,
     soft_errors: Vec<YamlError>,
 }
@@ -268,6 +283,8 @@ impl<'a> Converter<'a> {
             json_mode,
             parser: Parser::new_from_str(chunk),
             anchors: HashMap::new(),
+            nodes: 0,
+            alias_nodes: 0,
             positions: Positions::default(),
             soft_errors: Vec::new(),
         }
@@ -348,6 +365,8 @@ impl<'a> Converter<'a> {
         key_span: Option<Span>,
     ) -> ParseStep<Value> {
         let sp = self.span(&span);
+        let first_node = self.nodes;
+        self.nodes += 1;
         match ev {
             Event::Scalar(text, style, anchor, tag) => {
                 let node_style = match style {
@@ -361,7 +380,7 @@ impl<'a> Converter<'a> {
                     .insert(path.to_string(), NodePos { span: sp, key_span, style: node_style });
                 let v = self.scalar(&text, style, tag.as_deref(), sp, path)?;
                 if anchor > 0 {
-                    self.anchors.insert(anchor, v.clone());
+                    self.anchors.insert(anchor, (v.clone(), 1));
                 }
                 Ok(v)
             }
@@ -371,7 +390,16 @@ impl<'a> Converter<'a> {
                     NodePos { span: sp, key_span, style: NodeStyle::Alias },
                 );
                 match self.anchors.get(&id) {
-                    Some(v) => Ok(v.clone()),
+                    Some((_, n)) if self.alias_nodes + n > MAX_ALIAS_NODES => Err(self.error_at(
+                        sp,
+                        "yaml: document contains excessive aliasing".into(),
+                        path,
+                    )),
+                    Some((v, n)) => {
+                        self.alias_nodes += n;
+                        self.nodes += n - 1;
+                        Ok(v.clone())
+                    }
                     None => Err(self.error_at(sp, "yaml: unknown anchor referenced".into(), path)),
                 }
             }
@@ -393,14 +421,14 @@ impl<'a> Converter<'a> {
                 );
                 let v = Value::Array(items);
                 if anchor > 0 {
-                    self.anchors.insert(anchor, v.clone());
+                    self.anchors.insert(anchor, (v.clone(), self.nodes - first_node));
                 }
                 Ok(v)
             }
             Event::MappingStart(anchor, _) => {
                 let v = self.mapping(sp, path, key_span)?;
                 if anchor > 0 {
-                    self.anchors.insert(anchor, v.clone());
+                    self.anchors.insert(anchor, (v.clone(), self.nodes - first_node));
                 }
                 Ok(v)
             }
@@ -785,6 +813,14 @@ mod tests {
         assert_eq!(at("b", 3), Some("s"));
         assert_eq!(at("c", 2), Some("g"));
         assert_eq!(at("d", 2), Some("z"));
+        // The end of a quoted value is before its closing quote.
+        let end = |path: &str| {
+            let v = d.value[path].as_str().unwrap();
+            let p = d.positions.get(path).unwrap();
+            p.locate(text, v, v.len()).map(|b| &text[b - 2..b])
+        };
+        assert_eq!(end("b"), Some("é"));
+        assert_eq!(end("d"), Some("\"z"));
     }
 
     #[test]
@@ -804,5 +840,22 @@ mod tests {
         assert_eq!(docs[0].value["m"], json!({"w": 2, "true": 3, "x": 1}));
         assert_eq!(errs.len(), 1);
         assert!(errs[0].message.contains("key \"z\" already set in map"));
+    }
+
+    #[test]
+    fn alias_expansion_is_bounded() {
+        // "Billion laughs": 10^9 scalars once expanded.
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..9 {
+            let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+            text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        let (docs, errs) = parse_stream(&text);
+        assert!(docs.is_empty());
+        assert_eq!(errs[0].message, "yaml: document contains excessive aliasing");
+        // Well below the limit, aliases still expand.
+        let (docs, errs) = parse_stream("a: &a [1, 2]\nb: [*a, *a]\n");
+        assert!(errs.is_empty());
+        assert_eq!(docs[0].value["b"], json!([[1, 2], [1, 2]]));
     }
 }

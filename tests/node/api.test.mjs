@@ -1,4 +1,5 @@
-// node --test tests/node/ — the npm package in pkg/ (build it first: bash scripts/build-pkg.sh).
+// node --test tests/node/ — the npm package in pkg/ (build it first: bash scripts/build-pkg.sh),
+// called the way users call it: every export, results as plain objects, malformed input thrown.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -6,6 +7,47 @@ import fs from "node:fs";
 const pkgDir = new URL("../../pkg/", import.meta.url);
 const wasm = await import(new URL("vap_eval.js", pkgDir));
 wasm.initSync({ module: fs.readFileSync(new URL("vap_eval_bg.wasm", pkgDir)) });
+const { evaluate, evaluateExpression, typecheck, PolicySet, supportedVersions } = wasm;
+
+const example = (f) => fs.readFileSync(new URL(`../../www/examples/${f}`, import.meta.url), "utf8");
+const examples = JSON.parse(example("index.json")).examples;
+
+// A Deny policy without params: at most 5 replicas.
+const replicas = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: max-replicas.example.com
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: "object.spec.replicas <= 5"
+    message: "at most 5 replicas"
+    reason: Forbidden
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: max-replicas-binding.example.com
+spec:
+  policyName: max-replicas.example.com
+  validationActions: ["Deny"]
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: default
+`;
+const deployment = (n, name = "web") => ({
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name, namespace: "default" },
+  spec: { replicas: n },
+});
 
 test("version() is the package version", () => {
   const pkg = JSON.parse(fs.readFileSync(new URL("package.json", pkgDir), "utf8"));
@@ -42,4 +84,387 @@ test("wasm module has an 8 MiB stack", () => {
     p = end;
   }
   assert.ok(stackPointer >= 8 * 1024 * 1024, `initial stack pointer ${stackPointer} < 8 MiB`);
+});
+
+test("supportedVersions() lists 1.30 through 1.37, oldest first", () => {
+  assert.deepEqual(supportedVersions(), ["1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37"]);
+});
+
+test("evaluate: a denial is the Status kube-apiserver sends", () => {
+  const r = evaluate({ manifests: replicas, object: deployment(50) });
+  assert.equal(r.response.allowed, false);
+  assert.deepEqual(r.response.status, {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message:
+      `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'max-replicas.example.com' with binding ` +
+      `'max-replicas-binding.example.com' denied request: at most 5 replicas`,
+    reason: "Forbidden",
+    code: 403,
+    details: {
+      name: "web",
+      group: "apps",
+      kind: "deployments",
+      causes: [
+        {
+          message:
+            "ValidatingAdmissionPolicy 'max-replicas.example.com' with binding 'max-replicas-binding.example.com' denied request: at most 5 replicas",
+        },
+      ],
+    },
+  });
+  // Only information: the operation was derived from the object.
+  assert.deepEqual(
+    r.diagnostics.map((d) => [d.severity, d.code, d.rendered]),
+    [["info", "request-derived", "INFO: operation: operation CREATE derived from the objects supplied"]],
+  );
+  assert.equal(r.kubernetesVersion, "1.37");
+  assert.equal(r.request.operation, "CREATE");
+  assert.deepEqual(r.request.kind, { group: "apps", version: "v1", kind: "Deployment" });
+  const [policy] = r.policies;
+  assert.equal(policy.name, "max-replicas.example.com");
+  assert.equal(policy.matched, true);
+  const [validation] = policy.bindings[0].evaluations[0].validations;
+  assert.equal(validation.decision, "deny");
+  assert.equal(validation.result, false);
+  assert.equal(validation.firstDenial, true);
+  assert.deepEqual(validation.actions, ["Deny"]);
+  // Plain objects, not Maps: what JSON.stringify and structuredClone see.
+  assert.equal(Object.getPrototypeOf(r.response.auditAnnotations), Object.prototype);
+  assert.deepEqual(JSON.parse(JSON.stringify(r)), r);
+});
+
+test("evaluate: an allow with warnings and audit annotations, from ConfigMap params (replica-limit example)", () => {
+  const ex = examples.find((e) => e.name === "replica-limit");
+  const r = evaluate({ manifests: example(ex.manifests), object: example(ex.object), request: example(ex.request) });
+  assert.equal(r.response.allowed, ex.expect.allowed);
+  assert.equal(r.response.status, undefined);
+  assert.deepEqual(r.response.warnings, ex.expect.warnings);
+  assert.deepEqual(r.response.auditAnnotations, ex.expect.auditAnnotations);
+  assert.equal(r.request.userInfo.username, "alice@example.com");
+  const bindings = r.policies.find((p) => p.name === "replica-limit.example.com").bindings;
+  assert.deepEqual(
+    bindings.map((b) => [b.name, b.evaluations.map((e) => e.param)]),
+    [
+      ["replica-limit-deny.example.com", [{ namespace: "policy-config", name: "replica-limit-hard" }]],
+      ["replica-limit-warn.example.com", [{ namespace: "policy-config", name: "replica-limit-soft" }]],
+    ],
+  );
+  const warn = bindings[1].evaluations[0];
+  assert.equal(warn.validations[0].decision, "deny");
+  assert.deepEqual(warn.validations[0].actions, ["Warn", "Audit"]);
+  assert.equal(warn.validations[0].messageExpression.value, "spec.replicas is 4, the limit is 3");
+  assert.deepEqual(
+    warn.auditAnnotations.map((a) => [a.key, a.value, a.published]),
+    [["replicas", "replicas=4", true]],
+  );
+});
+
+test("evaluate: every example in www/examples gives its expected decision", () => {
+  for (const ex of examples) {
+    const input = { manifests: example(ex.manifests) };
+    for (const f of ["object", "oldObject", "request"]) if (ex[f]) input[f] = example(ex[f]);
+    const r = evaluate(input);
+    assert.equal(r.response.allowed, ex.expect.allowed, ex.name);
+  }
+});
+
+test("evaluate: the input may be YAML or JSON text, manifests a list of texts and objects", () => {
+  const fromObject = evaluate({ manifests: replicas, object: deployment(6) });
+  const yaml = `manifests: |\n${replicas.replace(/^/gm, "  ")}\nobject:\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web, namespace: default}\n  spec: {replicas: 6}\n`;
+  assert.deepEqual(evaluate(yaml).response, fromObject.response);
+  assert.deepEqual(evaluate(JSON.stringify({ manifests: replicas, object: deployment(6) })).response, fromObject.response);
+  const [policy, binding, namespace] = replicas.split("\n---\n");
+  assert.ok(binding.includes("max-replicas-binding"));
+  const list = evaluate({ manifests: [policy, yamlBinding, namespace], object: JSON.stringify(deployment(6)) });
+  assert.deepEqual(list.response, fromObject.response);
+  // null and undefined fields are absent.
+  assert.equal(evaluate({ manifests: replicas, object: deployment(6), oldObject: null, request: undefined }).response.allowed, false);
+});
+
+const yamlBinding = {
+  apiVersion: "admissionregistration.k8s.io/v1",
+  kind: "ValidatingAdmissionPolicyBinding",
+  metadata: { name: "max-replicas-binding.example.com" },
+  spec: { policyName: "max-replicas.example.com", validationActions: ["Deny"] },
+};
+
+test("evaluate: kubernetesVersion selects the target; an unsupported one is a diagnostic", () => {
+  assert.equal(evaluate({ manifests: replicas, object: deployment(1), kubernetesVersion: "1.31" }).kubernetesVersion, "1.31");
+  const r = evaluate({ manifests: replicas, object: deployment(1), kubernetesVersion: "1.99" });
+  assert.equal(r.kubernetesVersion, "1.37");
+  assert.equal(r.diagnostics[0].code, "unsupported-kubernetes-version");
+  assert.match(r.diagnostics[0].message, /supported versions are 1\.30 through 1\.37/);
+});
+
+test("PolicySet: compiled once, evaluated against many objects", () => {
+  const set = new PolicySet(replicas, { kubernetesVersion: "1.34" });
+  try {
+    assert.deepEqual(set.diagnostics, []);
+    assert.equal(set.kubernetesVersion, "1.34");
+    const allowed = [];
+    for (let n = 0; n <= 8; n++) {
+      const r = set.evaluate({ object: deployment(n, `web-${n}`) });
+      assert.equal(r.kubernetesVersion, "1.34");
+      allowed.push(r.response.allowed);
+      if (!r.response.allowed) assert.match(r.response.status.message, new RegExp(`^deployments.apps "web-${n}" is forbidden`));
+    }
+    assert.deepEqual(allowed, [true, true, true, true, true, true, false, false, false]);
+    // UPDATE from an old object, request fields as text.
+    const update = set.evaluate({ object: deployment(2), oldObject: deployment(9), request: "userInfo: {username: bob}" });
+    assert.equal(update.request.operation, "UPDATE");
+    assert.equal(update.request.userInfo.username, "bob");
+    assert.equal(update.response.allowed, true);
+    // A bad request does not spoil the set.
+    assert.throws(() => set.evaluate({ object: deployment(1), obj: 1 }), /PolicySet\.evaluate\(request\)\.obj: unknown field `obj`/);
+    assert.equal(set.evaluate({ object: deployment(7) }).response.allowed, false);
+  } finally {
+    set.free();
+  }
+  assert.throws(() => set.evaluate({}), Error);
+});
+
+test("PolicySet: its diagnostics, from text or objects", () => {
+  const set = new PolicySet([fs.readFileSync(new URL("../../www/examples/type-error.yaml", import.meta.url), "utf8")]);
+  assert.deepEqual(
+    set.diagnostics.map((d) => [d.code, d.field]),
+    typecheck({ manifests: example("type-error.yaml") }).diagnostics.map((d) => [d.code, d.field]),
+  );
+  assert.ok(set.diagnostics.some((d) => d.code === "cel-compile"));
+  set.free();
+  const empty = new PolicySet([]);
+  assert.deepEqual(empty.diagnostics, []);
+  assert.equal(empty.evaluate({ object: deployment(100) }).response.allowed, true);
+  empty.free();
+});
+
+test("typecheck: compile errors of every expression, with manifest positions", () => {
+  const manifests = example("type-error.yaml");
+  const r = typecheck({ manifests });
+  assert.equal(r.kubernetesVersion, "1.37");
+  const cel = r.diagnostics.filter((d) => d.code === "cel-compile");
+  assert.deepEqual(
+    cel.map((d) => [d.field, d.message]),
+    [
+      ["ValidatingAdmissionPolicy/name-length.example.com: spec.validations[0].expression", "found no matching overload for '_<=_' applied to '(int, string)'"],
+      [
+        "ValidatingAdmissionPolicy/name-length.example.com: spec.auditAnnotations[0].valueExpression",
+        cel[1].message,
+      ],
+    ],
+  );
+  for (const d of cel) {
+    assert.deepEqual(d.source, { kind: "manifest", document: 0 });
+    assert.equal(d.severity, "error");
+    assert.match(d.rendered, /^ERROR: manifests:\d+:\d+: ValidatingAdmissionPolicy\/name-length\.example\.com: spec\./);
+  }
+  assert.equal(manifests.slice(cel[0].start, cel[0].end), "size(object.metadata.name) <= '30'");
+  assert.equal(manifests.split("\n")[cel[0].line - 1].slice(cel[0].column - 1).startsWith("size(object"), true);
+  assert.deepEqual(typecheck({ manifests: replicas }).diagnostics, []);
+  assert.deepEqual(typecheck(`manifests: ""`), { diagnostics: [], kubernetesVersion: "1.37" });
+});
+
+test("evaluateExpression: value, type, cost; variables as objects or YAML/JSON text", () => {
+  const sum = evaluateExpression("1 + 2 == 3");
+  assert.deepEqual(sum, { value: true, type: "bool", cost: sum.cost, diagnostics: [] });
+  assert.ok(Number.isInteger(sum.cost) && sum.cost > 0);
+  const r = evaluateExpression("object.spec.replicas * 2", { object: "spec:\n  replicas: 21\n" }, { kind: "variable" });
+  assert.deepEqual([r.value, r.type, r.diagnostics], [42, "int", []]);
+  assert.ok(r.cost >= 1);
+  assert.equal(evaluateExpression("params.data.max", { params: { data: { max: "5" } } }, { kind: "variable" }).value, "5");
+  // Names other than object/oldObject/params/request/namespaceObject are bound as given.
+  assert.deepEqual(evaluateExpression("[x, y.a]", { x: "a: 1", y: { a: [1.5] } }, { kind: "variable" }).value, ["a: 1", [1.5]]);
+  const d = evaluateExpression("duration('90s')", undefined, { kind: "variable" });
+  assert.deepEqual([d.value, d.type, d.diagnostics], ["90s", "google.protobuf.Duration", []]);
+  // A validation must be a bool (the default kind).
+  const notBool = evaluateExpression("1 + 1");
+  assert.equal(notBool.value, undefined);
+  assert.equal(notBool.diagnostics[0].message, "must evaluate to bool but got int");
+  // Runtime errors are diagnostics with the failing sub-expression.
+  const div = evaluateExpression("object.a / object.b == 1", { object: { a: 1, b: 0 } });
+  assert.equal(div.diagnostics[0].code, "cel-runtime");
+  assert.equal(div.diagnostics[0].message, "division by zero");
+  assert.equal("object.a / object.b == 1".slice(div.diagnostics[0].start, div.diagnostics[0].end), "object.a / object.b");
+  // Object text that does not parse: a diagnostic into that text; the expression is still checked.
+  const bad = evaluateExpression("object.a == 1", { object: "a: 1\nb: [" });
+  assert.equal(bad.value, undefined);
+  assert.equal(bad.type, "bool");
+  assert.equal(bad.diagnostics[0].code, "input-yaml-syntax");
+  assert.deepEqual(bad.diagnostics[0].source, { kind: "input", name: "object" });
+  assert.equal(bad.diagnostics[0].line, 2);
+  // Unknown kind and version are diagnostics, not exceptions.
+  assert.equal(evaluateExpression("true", {}, { kind: "nope" }).diagnostics[0].code, "unknown-expression-kind");
+  assert.equal(evaluateExpression("true", null, { kubernetesVersion: "1.2" }).diagnostics[0].code, "unsupported-kubernetes-version");
+  // Version gates: backtick-quoted identifiers arrive in 1.37.
+  const backticks = (v) => evaluateExpression("object.`a-b` == 1", { object: { "a-b": 1 } }, { kubernetesVersion: v });
+  assert.equal(backticks("1.37").value, true);
+  assert.equal(backticks("1.36").diagnostics[0].code, "cel-compile");
+});
+
+// ---------------------------------------------------------------------------------------------
+// Positions: UTF-16 offsets, 1-based line/column (UTF-16 columns), text.slice(start, end).
+
+test("positions: an expression with an emoji and an accented letter before the error", () => {
+  // "é" is 1 UTF-16 unit (2 UTF-8 bytes), "😀" is 2 units (4 bytes).
+  const expr = `"é😀" == "x" ||\n  1 + "a" == 2`;
+  const [d] = evaluateExpression(expr).diagnostics;
+  assert.equal(d.code, "cel-compile");
+  assert.equal(d.message, "found no matching overload for '_+_' applied to '(int, string)'");
+  assert.deepEqual(d.source, { kind: "expression", expression: expr });
+  assert.deepEqual([d.start, d.end, d.line, d.column, d.endLine, d.endColumn], [18, 25, 2, 3, 2, 10]);
+  assert.equal(expr.slice(d.start, d.end), `1 + "a"`);
+  assert.equal(d.rendered, `ERROR: <input>:2:3: found no matching overload for '_+_' applied to '(int, string)'\n |   1 + "a" == 2\n | ..^^^^^^^`);
+  // Same line: the emoji shifts the UTF-16 column by 2, the accent by 1.
+  const one = `'é😀' == 'x' || nope.x`;
+  const [u] = evaluateExpression(one).diagnostics;
+  assert.deepEqual([u.start, u.end, u.line, u.column], [16, 20, 1, 17]);
+  assert.equal(one.slice(u.start, u.end), "nope");
+});
+
+test("positions: a manifest diagnostic after an emoji and an accented letter", () => {
+  const manifests = `# ünïcödé 😀
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: emoji.example.com
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: "'é😀' == object.metadata.name || 1 + 'a' == 2"
+`;
+  for (const r of [typecheck({ manifests }), evaluate({ manifests, object: deployment(1) })]) {
+    const errors = r.diagnostics.filter((d) => d.severity === "error");
+    assert.equal(errors.length, 1);
+    const [d] = errors;
+    assert.equal(d.code, "cel-compile");
+    assert.equal(d.field, "ValidatingAdmissionPolicy/emoji.example.com: spec.validations[0].expression");
+    assert.deepEqual(d.source, { kind: "manifest", document: 0 });
+    assert.equal(manifests.slice(d.start, d.end), "1 + 'a'");
+    const line = manifests.split("\n")[13];
+    assert.equal(d.line, 14);
+    assert.equal(d.column, line.indexOf("1 + 'a'") + 1);
+    assert.equal(d.column, 51); // 50 code points before it, one of them the 2-unit emoji
+    assert.deepEqual([d.endLine, d.endColumn], [14, 58]);
+  }
+});
+
+test("positions: object text that does not parse points into that text", () => {
+  const object = "metadata:\n  name: é😀\n  labels: [a\n";
+  const r = evaluate({ manifests: replicas, object });
+  const d = r.diagnostics.find((x) => x.code === "input-yaml-syntax");
+  assert.deepEqual(d.source, { kind: "input", name: "object" });
+  assert.equal(d.field, "object");
+  assert.ok(d.line >= 3, JSON.stringify(d));
+  assert.ok(d.start <= object.length && d.end <= object.length);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Malformed input throws an Error naming the argument and field; the instance keeps working.
+
+test("malformed input throws an Error with a clear message; the instance keeps working", () => {
+  const cyclic = {};
+  cyclic.self = cyclic;
+  const garbage = [
+    [() => evaluate(), /^evaluate\(input\): expected an object or its YAML\/JSON text, got undefined$/],
+    [() => evaluate(null), /^evaluate\(input\): expected an object or its YAML\/JSON text, got null$/],
+    [() => evaluate(42), /^evaluate\(input\): expected an object or its YAML\/JSON text, got number$/],
+    [() => evaluate([replicas]), /^evaluate\(input\): expected an object or its YAML\/JSON text, got array$/],
+    [() => evaluate("just a string"), /^evaluate\(input\): expected an object or its YAML\/JSON text, got text holding a string$/],
+    [() => evaluate("manifests: [\n"), /^evaluate\(input\): line \d+, column \d+: yaml: /],
+    [() => evaluate("a: 1\n---\nb: 2\n"), /^evaluate\(input\): expected one YAML\/JSON document, found 2$/],
+    [() => evaluate({ manifests: replicas, objects: {} }), /^evaluate\(input\)\.objects: unknown field `objects`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`$/],
+    [() => evaluate({ manifests: 7 }), /^evaluate\(input\)\.manifests: invalid type: integer `7`, expected YAML\/JSON text or a list of texts and objects$/],
+    [() => evaluate({ manifests: [replicas, 3] }), /^evaluate\(input\)\.manifests\[1\]: invalid type: integer `3`, expected YAML\/JSON text or an object$/],
+    [() => evaluate({ manifests: "", object: true }), /^evaluate\(input\)\.object: invalid type: boolean `true`, expected YAML\/JSON text or an object$/],
+    [() => evaluate({ manifests: "", oldObject: [1] }), /^evaluate\(input\)\.oldObject: invalid type: sequence, expected YAML\/JSON text or an object$/],
+    [() => evaluate({ manifests: "", kubernetesVersion: 1.3 }), /^evaluate\(input\)\.kubernetesVersion: invalid type: floating point `1\.3`, expected a string$/],
+    [() => evaluate({ manifests: "", object: cyclic }), /^evaluate\(input\): not convertible to JSON: Converting circular structure to JSON/],
+    [() => evaluate({ manifests: "", object: { n: 1n } }), /^evaluate\(input\): not convertible to JSON: Do not know how to serialize a BigInt$/],
+    [() => typecheck({ manifest: "" }), /^typecheck\(input\)\.manifest: unknown field `manifest`/],
+    [() => evaluateExpression(5), /^evaluateExpression\(expression\): expected a string, got number$/],
+    [() => evaluateExpression("true", "object: {}"), /^evaluateExpression\(variables\): expected an object, got string$/],
+    [() => evaluateExpression("true", {}, { kind: "variable", version: "1.30" }), /^evaluateExpression\(options\)\.version: unknown field `version`, expected `kubernetesVersion` or `kind`$/],
+    [() => evaluateExpression("true", {}, { kind: ["variable"] }), /^evaluateExpression\(options\)\.kind: invalid type: sequence, expected a string$/],
+    [() => new PolicySet(), /^new PolicySet\(manifests\): expected YAML\/JSON text or a list of texts and objects, got undefined$/],
+    [() => new PolicySet({ kind: "ValidatingAdmissionPolicy" }), /^new PolicySet\(manifests\): invalid type: map, expected YAML\/JSON text or a list of texts and objects$/],
+    [() => new PolicySet(replicas, { kubernetesversion: "1.30" }), /^new PolicySet\(options\)\.kubernetesversion: unknown field `kubernetesversion`, expected `kubernetesVersion`$/],
+    [() => new PolicySet(replicas).evaluate("object: [\n"), /^PolicySet\.evaluate\(request\): line \d+, column \d+: yaml: /],
+  ];
+  assert.ok(garbage.length >= 20);
+  for (const [call, message] of garbage) {
+    assert.throws(call, (e) => {
+      assert.ok(e instanceof Error, `${e} is an Error`);
+      assert.match(e.message, message);
+      return true;
+    });
+    // Still working after each one.
+    assert.equal(evaluate({ manifests: replicas, object: deployment(6) }).response.allowed, false);
+  }
+  assert.equal(evaluateExpression("1 + 1 == 2").value, true);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Inputs deep or long enough to exhaust a recursive parser give diagnostics, not traps.
+
+test("10,000-term chains, 10,000 nested parentheses, lists and maps are diagnostics, not traps", () => {
+  const N = 10_000;
+  const cases = [
+    [Array(N).fill("1").join(" + ") + " == 1", "max recursion depth exceeded"],
+    ["(".repeat(N) + "true" + ")".repeat(N), "expression recursion limit exceeded: 250"],
+    ["[".repeat(N) + "1" + "]".repeat(N) + " == []", "expression recursion limit exceeded: 250"],
+    ["{1: ".repeat(N) + "1" + "}".repeat(N) + " == {}", "expression recursion limit exceeded: 250"],
+    ["-".repeat(N) + "1 == 1", "max recursion depth exceeded"],
+    ["object" + ".a".repeat(N) + " == 1", "max recursion depth exceeded"],
+  ];
+  for (const [expr, message] of cases) {
+    const r = evaluateExpression(expr);
+    assert.equal(r.diagnostics[0]?.message, message, expr.slice(0, 40));
+    assert.equal(r.value, undefined);
+  }
+  // The same inside a manifest.
+  const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: deep.example.com}
+spec:
+  matchConstraints: {resourceRules: [{apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"]}]}
+  validations:
+  - expression: "${"(".repeat(N)}true${")".repeat(N)}"
+`;
+  assert.ok(typecheck({ manifests: policy }).diagnostics.some((d) => d.message === "expression recursion limit exceeded: 250"));
+  // Deep data: JSON/YAML text and JS objects.
+  const deepText = "[".repeat(N) + "]".repeat(N);
+  assert.match(evaluate({ manifests: deepText, object: deepText }).diagnostics[0].message, /recursion limit exceeded/);
+  assert.match(evaluateExpression("object == 1", { object: deepText }).diagnostics[0].message, /recursion limit exceeded/);
+  let deep = {};
+  for (let i = 0; i < N; i++) deep = { a: deep };
+  assert.throws(() => evaluate({ manifests: "", object: deep }), /^Error: evaluate\(input\): (nested more than 128 levels deep|not convertible to JSON: Maximum call stack size exceeded)$/);
+  let lessDeep = {};
+  for (let i = 0; i < 200; i++) lessDeep = { a: lessDeep };
+  assert.throws(() => evaluateExpression("x", { x: lessDeep }), /^Error: evaluateExpression\(variables\): nested more than 128 levels deep$/);
+  // "Billion laughs": alias expansion is bounded.
+  let bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (let i = 1; i < 9; i++) bomb += `a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(", ")}]\n`;
+  const laughs = evaluate({ manifests: replicas, object: bomb }).diagnostics[0];
+  assert.equal(laughs.code, "input-yaml-syntax");
+  assert.match(laughs.message, /^object: line \d+, column \d+: yaml: document contains excessive aliasing$/);
+  assert.equal(evaluate({ manifests: replicas, object: deployment(6) }).response.allowed, false);
+});
+
+test("pkg/package.json: an ES module package whose listed files all exist", () => {
+  const pkg = JSON.parse(fs.readFileSync(new URL("package.json", pkgDir), "utf8"));
+  assert.equal(pkg.name, "vap-eval");
+  assert.equal(pkg.type, "module");
+  assert.equal(pkg.license, "Apache-2.0");
+  assert.equal(pkg.sideEffects, false);
+  assert.deepEqual(pkg.exports["."], { types: "./vap_eval.d.ts", default: "./vap_eval.js" });
+  assert.equal(pkg.types, "vap_eval.d.ts");
+  for (const f of [...pkg.files, pkg.main, pkg.types]) assert.ok(fs.existsSync(new URL(f, pkgDir)), f);
+  assert.ok(pkg.files.includes("README.md") && pkg.files.includes("LICENSE"));
 });

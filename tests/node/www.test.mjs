@@ -83,8 +83,9 @@ test('state: decoded fields are checked (types, unknown keys)', async () => {
 
 test('state: evaluate/evaluateExpression arguments leave out empty editors', () => {
   const s = { ...emptyState(), manifests: 'm', object: 'o', oldObject: '  \n', request: '', version: '', expression: 'e', scratchParams: 'p' };
-  assert.deepEqual(evaluateArgs(s, ['1.30', '1.37', '1.9']), ['m', { object: 'o' }, { kubernetesVersion: '1.37' }]);
-  assert.deepEqual(expressionArgs({ ...s, version: '1.30' }, ['1.30', '1.37']), ['e', { object: 'o', params: 'p' }, { kubernetesVersion: '1.30' }]);
+  assert.deepEqual(evaluateArgs(s, ['1.30', '1.37', '1.9']), [{ manifests: 'm', object: 'o', kubernetesVersion: '1.37' }]);
+  assert.deepEqual(evaluateArgs(s, []), [{ manifests: 'm', object: 'o' }]);
+  assert.deepEqual(expressionArgs({ ...s, version: '1.30' }, ['1.30', '1.37']), ['e', { object: 'o', params: 'p' }, { kind: 'variable', kubernetesVersion: '1.30' }]);
 });
 
 test('state: chooseVersion keeps a supported choice, else the newest (numeric order)', () => {
