@@ -518,7 +518,7 @@ pub fn evaluate_expression(
         values.push((name, v));
     }
     let Some(program) = &compiled.program else { return out };
-    out.type_name = Some(crate::cel::checker::format_cel_type(&compiled.output_type));
+    out.type_name = Some(compiled.output_type.to_string());
     if bad_input {
         return out;
     }

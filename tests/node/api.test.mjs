@@ -278,8 +278,9 @@ test("evaluateExpression: value, type, cost; variables as objects or YAML/JSON t
   assert.deepEqual(evaluateExpression("[x, y.a]", { x: "a: 1", y: { a: [1.5] } }, { kind: "variable" }).value, ["a: 1", [1.5]]);
   const d = evaluateExpression("duration('90s')", undefined, { kind: "variable" });
   assert.deepEqual([d.value, d.type, d.diagnostics], ["90s", "google.protobuf.Duration", []]);
-  // A validation must be a bool (the default kind).
-  const notBool = evaluateExpression("1 + 1");
+  // Without a kind any result type is fine (a scratchpad); a validation must be a bool.
+  assert.deepEqual(evaluateExpression("1 + 1").value, 2);
+  const notBool = evaluateExpression("1 + 1", {}, { kind: "validation" });
   assert.equal(notBool.value, undefined);
   assert.equal(notBool.diagnostics[0].message, "must evaluate to bool but got int");
   // Runtime errors are diagnostics with the failing sub-expression.
