@@ -9,3 +9,9 @@ pub mod library;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+
+/// The standard benchmark's workload (cargo feature `bench`; not in the shipped package).
+#[cfg(feature = "bench")]
+pub mod bench;
+#[cfg(all(target_arch = "wasm32", feature = "bench"))]
+mod wasm_bench;
