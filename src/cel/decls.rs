@@ -51,19 +51,22 @@ impl ObjectTypeDecl {
 }
 
 /// Everything an environment declares.
+///
+/// The function and object tables are shared copy-on-write: cloning a table (each expression
+/// of a policy compiles against the library declarations plus its own variables) copies two
+/// pointers, and only an `add_*` on a shared table copies it.
 #[derive(Clone, Debug, Default)]
 pub struct Declarations {
-    pub functions: HashMap<String, FunctionDecl>,
+    pub functions: Rc<HashMap<String, FunctionDecl>>,
     pub variables: HashMap<String, Type>,
-    pub objects: HashMap<String, ObjectTypeDecl>,
+    pub objects: Rc<HashMap<String, ObjectTypeDecl>>,
 }
 
 impl Declarations {
     /// Add an overload to `function`, creating the function if needed. A second overload with
     /// the same id replaces the first (libraries may redefine, e.g. lists v0 → v1).
     pub fn add_overload(&mut self, function: &str, overload: OverloadDecl) {
-        let f = self
-            .functions
+        let f = Rc::make_mut(&mut self.functions)
             .entry(function.to_string())
             .or_insert_with(|| FunctionDecl { name: function.to_string(), overloads: Vec::new() });
         if let Some(existing) = f.overloads.iter_mut().find(|o| o.id == overload.id) {
@@ -78,7 +81,7 @@ impl Declarations {
     }
 
     pub fn add_object(&mut self, object: ObjectTypeDecl) {
-        self.objects.insert(object.name.clone(), object);
+        Rc::make_mut(&mut self.objects).insert(object.name.clone(), object);
     }
 
     pub fn function(&self, name: &str) -> Option<&FunctionDecl> {
