@@ -65,7 +65,7 @@ const runJson = (cmd, argv) => JSON.parse(run(cmd, argv));
 
 // ---- build ----------------------------------------------------------------------------------
 if (!args.has("--no-build")) {
-  run("cargo", ["build", "--release", "--features", "bench", "--example", "vap_bench"], { stdio: ["ignore", "inherit", "inherit"] });
+  run("cargo", ["build", "--release", "--features", "bench", "--example", "vap_bench", "--example", "eval_exprs"], { stdio: ["ignore", "inherit", "inherit"] });
   run("cargo", ["build", "--release", "--manifest-path", "bench/cel-crate/Cargo.toml"], { stdio: ["ignore", "inherit", "inherit"] });
   // The bench package first (same profile, plus the feature), then the shipped one.
   run("cargo", ["build", "--lib", "--release", "--target", "wasm32-unknown-unknown", "--features", "bench"], { stdio: ["ignore", "inherit", "inherit"] });
@@ -76,6 +76,10 @@ if (!args.has("--no-build")) {
     if (!fs.existsSync(path.join(repo, d, "node_modules"))) run("npm", ["ci", "--no-audit", "--no-fund"], { cwd: path.join(repo, d), stdio: ["ignore", "inherit", "inherit"] });
   }
 }
+
+// ---- correctness of the wasm-only paths ----------------------------------------------------
+// Time zones come from the host's Intl in wasm and from jiff's bundled database natively.
+const tzCheck = run("node", [path.join(here, "tz-check.mjs"), pkgBench]).trim().split("\n").at(-1);
 
 // ---- throughput -----------------------------------------------------------------------------
 const load0 = os.loadavg();
@@ -167,6 +171,7 @@ if (cold) {
 } else p("Cold start: skipped (--skip-cold)");
 p(`evaluate(), policy with 5 validations + messageExpression, benchmark Deployment as JSON text, per request:`);
 p(`  wasm via ${wasm.evaluateApi}: ${f(wasm.evaluatePolicyUs)} µs;  native api::evaluate: ${f(native.evaluatePolicyUs)} µs`);
+p(`Time zones, wasm (host Intl) vs native (bundled IANA database), 286 accessor calls: ${tzCheck}`);
 p(`Other: wasm instantiate ${wasm.instantiateMs} ms (Node, initSync); JSON parse alone: native serde_json ${f(native.jsonParseUs)} µs, JS JSON.parse ${f(celjs.jsonParseUs)} µs`);
 const text = lines.join("\n");
 console.log(text);
@@ -183,6 +188,7 @@ const results = {
   celCrate,
   size: { shipped: sizeShipped, bench: sizeBench, barAppliesTo: size.file },
   coldStart: cold,
+  tzCheck,
   bars: {
     wasmEvalVsCelJs: { ratio: +ratio1.toFixed(3), pass: ratio1 <= 1 },
     wasmE2eVsCelJsCorrectInts: { ratio: +ratio2.toFixed(3), pass: ratio2 <= 1 },

@@ -82,6 +82,10 @@ for (let r = 0; r < rounds; r++) bench.compileAll();
 const compileUs = (now() - t) / (rounds * cases.length);
 
 const evalUs = sample("wasm eval", () => bench.evalAll(), (l, c) => verify(l, c));
+const perExpr = cases.map((c, i) => ({
+  id: c.id,
+  evalUs: +sample(`wasm eval ${c.id}`, () => bench.evalOne(i), (l, code) => { if (code !== want[i]) throw new Error(`${l}: code ${code}`); }, RUNS >> 1, WARMUP >> 1).toFixed(2),
+}));
 const e2eUs = sample("wasm e2e", () => bench.endToEnd(text), (l, c) => verify(l, c));
 
 // evaluate() through the JS API.
@@ -122,6 +126,7 @@ console.log(
       e2eUs: r1(e2eUs),
       evaluatePolicyUs: r1(evaluateUs),
       evaluateApi: api,
+      perExpr,
     },
     null,
     2,

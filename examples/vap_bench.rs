@@ -98,6 +98,15 @@ fn main() {
         std::hint::black_box(evaluate_policy(&text));
     });
 
+    let per_expr: Vec<Json> = (0..w.len())
+        .map(|i| {
+            let us = sample(runs / 2, warmup / 2, || {
+                std::hint::black_box(w.eval_one(i, &object));
+            });
+            json!({ "id": cases[i]["id"], "evalUs": (us * 100.0).round() / 100.0 })
+        })
+        .collect();
+
     let out = json!({
         "engine": "vap-eval (native)",
         "verified": true,
@@ -109,6 +118,7 @@ fn main() {
         "e2eUs": r1(e2e),
         "jsonParseUs": r1(parse),
         "evaluatePolicyUs": r1(evaluate),
+        "perExpr": per_expr,
     });
     println!("{}", serde_json::to_string_pretty(&out).expect("json"));
 }

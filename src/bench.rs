@@ -22,6 +22,13 @@ pub const OTHER: u8 = 2;
 /// An evaluation error.
 pub const ERROR: u8 = 3;
 
+/// JSON text to a document. Through `FromStr`, which is not generic, so serde_json's
+/// deserializer is compiled in serde_json (at its own opt-level, see Cargo.toml) rather than
+/// instantiated in this crate; the same function `serde_json::from_str` calls.
+pub fn parse_json(text: &str) -> Result<Json, String> {
+    text.parse::<Json>().map_err(|e| e.to_string())
+}
+
 /// The compiled expressions of the benchmark.
 pub struct Workload {
     compiler: CelCompiler,
@@ -93,9 +100,21 @@ impl Workload {
         }
     }
 
+    /// Evaluate expression `i` alone on a parsed object (per-expression timings).
+    pub fn eval_one(&self, i: usize, object: &Json) -> u8 {
+        let act = Bindings::new().with(var::OBJECT, Value::from_json(object));
+        let Some(p) = &self.programs[i].program else { return ERROR };
+        match p.eval(&act, &mut CostTracker::default()) {
+            Ok(Value::Bool(false)) => FALSE,
+            Ok(Value::Bool(true)) => TRUE,
+            Ok(_) => OTHER,
+            Err(_) => ERROR,
+        }
+    }
+
     /// End to end: JSON text → parsed document → the 14 codes.
     pub fn end_to_end(&self, text: &str, out: &mut Vec<u8>) -> Result<(), String> {
-        let object: Json = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let object = parse_json(text)?;
         self.eval_into(&object, out);
         Ok(())
     }

@@ -35,7 +35,7 @@ impl Bench {
     /// Parse the object for `evalAll` (not timed).
     #[wasm_bindgen(js_name = setObject)]
     pub fn set_object(&mut self, text: &str) -> Result<(), JsError> {
-        self.object = serde_json::from_str(text).map_err(|e| JsError::new(&e.to_string()))?;
+        self.object = crate::bench::parse_json(text).map_err(|e| JsError::new(&e))?;
         Ok(())
     }
 
@@ -48,6 +48,12 @@ impl Bench {
         let codes = out.clone();
         self.out = out;
         codes
+    }
+
+    /// Evaluate expression `i` alone on the parsed object.
+    #[wasm_bindgen(js_name = evalOne)]
+    pub fn eval_one(&self, i: usize) -> u8 {
+        self.workload.eval_one(i, &self.object)
     }
 
     /// End to end: the JSON text crosses into wasm, is parsed there, and the 14 are evaluated.
@@ -88,4 +94,17 @@ pub fn bench_evaluate(
     input.manifests = crate::api::Manifests::Text(manifests.to_string());
     input.kubernetes_version = options["kubernetesVersion"].as_str().map(str::to_string);
     serde_json::to_string(&crate::api::evaluate(&input)).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// `api::evaluate_expression` with no variables: the value as JSON, or `{"error": message}`
+/// (bench/tz-check.mjs compares it with the native build).
+#[wasm_bindgen(js_name = benchEvaluateExpression)]
+pub fn bench_evaluate_expression(expression: &str) -> String {
+    let opts = crate::api::ExpressionOptions::default();
+    let r = crate::api::evaluate_expression(expression, &serde_json::Map::new(), &opts);
+    match r.value {
+        Some(v) => v.to_string(),
+        None => serde_json::json!({ "error": r.diagnostics.first().map(|d| d.message.clone()) })
+            .to_string(),
+    }
 }
