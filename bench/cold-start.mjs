@@ -77,6 +77,7 @@ try {
         wasmFetchEndMs: wasm?.responseEnd,
         wasmBytes: wasm?.encodedBodySize,
         domContentLoadedMs: performance.getEntriesByType("navigation")[0]?.domContentLoadedEventEnd,
+        resources: performance.getEntriesByType("resource").map((e) => [new URL(e.name).pathname, Math.round(e.startTime), Math.round(e.responseEnd)]),
       };
     });
     await context.close();
@@ -102,6 +103,7 @@ console.log(
     wasmFetchEndMs: med("wasmFetchEndMs"),
     domContentLoadedMs: med("domContentLoadedMs"),
     firstEvaluateMs: med("evalMs"),
+    timeline: details[details.length >> 1]?.resources,
     note: useShim ? "pkg/ has no evaluate export yet: served the bench package with an evaluate shim" : null,
   }),
 );
