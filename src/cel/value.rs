@@ -76,6 +76,9 @@ impl Timestamp {
     }
 }
 
+/// Up to this many entries, a JSON map is searched linearly rather than hashed.
+const SMALL_MAP: usize = 8;
+
 /// A list: a borrowed JSON array or an owned vector.
 #[derive(Clone)]
 pub enum List<'a> {
@@ -176,6 +179,12 @@ impl<'a> Map<'a> {
     #[inline]
     pub fn get_str(&self, k: &str) -> Option<Value<'a>> {
         match self {
+            // Kubernetes objects are mostly small maps: comparing a few keys is cheaper than
+            // hashing the probe (SipHash), especially in wasm. Keys are unique, so the first
+            // equal key is the entry `get` would find.
+            Map::Json(m) if m.len() <= SMALL_MAP => {
+                m.iter().find(|(key, _)| key.as_str() == k).map(|(_, v)| Value::from_json(v))
+            }
             Map::Json(m) => m.get(k).map(Value::from_json),
             Map::Owned(m) => m.get(&Key::String(Str::Borrowed(k))).cloned(),
         }

@@ -281,7 +281,7 @@ fn go_atoi(s: &str) -> Result<i64, String> {
     s.parse::<i64>().map_err(|_| format!("strconv.Atoi: parsing {s:?}: value out of range"))
 }
 
-#[cfg(feature = "tz")]
+#[cfg(all(feature = "tz", not(target_arch = "wasm32")))]
 fn iana_offset(tz: &str, secs: i64) -> Result<i64, String> {
     if tz.is_empty() || tz == "UTC" {
         return Ok(0);
@@ -289,6 +289,15 @@ fn iana_offset(tz: &str, secs: i64) -> Result<i64, String> {
     let zone = jiff::tz::TimeZone::get(tz).map_err(|_| format!("unknown time zone {tz}"))?;
     let ts = jiff::Timestamp::from_second(secs).map_err(|e| e.to_string())?;
     Ok(zone.to_offset(ts).seconds() as i64)
+}
+
+/// wasm: the host's IANA database through `Intl` (see `crate::host_tz`).
+#[cfg(all(feature = "tz", target_arch = "wasm32"))]
+fn iana_offset(tz: &str, secs: i64) -> Result<i64, String> {
+    if tz.is_empty() || tz == "UTC" {
+        return Ok(0);
+    }
+    crate::host_tz::offset(tz, secs).ok_or_else(|| format!("unknown time zone {tz}"))
 }
 
 #[cfg(not(feature = "tz"))]

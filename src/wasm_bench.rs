@@ -1,0 +1,110 @@
+//! Bench-only wasm exports (cargo feature `bench`; not in the shipped package): the standard
+//! benchmark's workload ([`crate::bench`]) driven from JavaScript, which does the timing.
+//! `bench/run.mjs` builds a package with this feature into `bench/.out/pkg-bench/`.
+#![cfg(all(target_arch = "wasm32", feature = "bench"))]
+
+use crate::bench::Workload;
+use serde_json::Value as Json;
+use wasm_bindgen::prelude::*;
+
+/// The 14 expressions compiled once; the object parsed once for `evalAll`, or per call in
+/// `endToEnd` (JSON text in, parsed inside wasm).
+#[wasm_bindgen]
+pub struct Bench {
+    workload: Workload,
+    object: Json,
+    out: Vec<u8>,
+}
+
+#[wasm_bindgen]
+impl Bench {
+    /// `expressions_json`: the text of `expressions.json` (`[{id, expr, expect}]`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(expressions_json: &str) -> Result<Bench, JsError> {
+        let exprs = Workload::expressions_of(expressions_json).map_err(|e| JsError::new(&e))?;
+        let workload = Workload::new(&exprs).map_err(|e| JsError::new(&e))?;
+        Ok(Bench { workload, object: Json::Null, out: Vec::new() })
+    }
+
+    /// Compile all expressions again; returns how many compiled.
+    #[wasm_bindgen(js_name = compileAll)]
+    pub fn compile_all(&self) -> u32 {
+        self.workload.compile_all() as u32
+    }
+
+    /// Parse the object for `evalAll` (not timed).
+    #[wasm_bindgen(js_name = setObject)]
+    pub fn set_object(&mut self, text: &str) -> Result<(), JsError> {
+        self.object = crate::bench::parse_json(text).map_err(|e| JsError::new(&e))?;
+        Ok(())
+    }
+
+    /// Evaluate the 14 on the parsed object: one code per expression (0 false, 1 true, 2 other
+    /// value, 3 error).
+    #[wasm_bindgen(js_name = evalAll)]
+    pub fn eval_all(&mut self) -> Vec<u8> {
+        let mut out = std::mem::take(&mut self.out);
+        self.workload.eval_into(&self.object, &mut out);
+        let codes = out.clone();
+        self.out = out;
+        codes
+    }
+
+    /// Evaluate expression `i` alone on the parsed object.
+    #[wasm_bindgen(js_name = evalOne)]
+    pub fn eval_one(&self, i: usize) -> u8 {
+        self.workload.eval_one(i, &self.object)
+    }
+
+    /// End to end: the JSON text crosses into wasm, is parsed there, and the 14 are evaluated.
+    #[wasm_bindgen(js_name = endToEnd)]
+    pub fn end_to_end(&mut self, text: &str) -> Result<Vec<u8>, JsError> {
+        let mut out = std::mem::take(&mut self.out);
+        self.workload.end_to_end(text, &mut out).map_err(|e| JsError::new(&e))?;
+        let codes = out.clone();
+        self.out = out;
+        Ok(codes)
+    }
+
+    /// The results on the parsed object as a JSON list (for verification).
+    #[wasm_bindgen(js_name = resultsJson)]
+    pub fn results_json(&self) -> String {
+        Json::Array(self.workload.results(&self.object)).to_string()
+    }
+}
+
+/// The benchmark policy (5 validations, a messageExpression) as YAML.
+#[wasm_bindgen(js_name = benchPolicyYaml)]
+pub fn bench_policy_yaml() -> String {
+    crate::bench::POLICY_YAML.to_string()
+}
+
+/// Stand-in for the JS API's `evaluate(manifests, input, options)` until `src/wasm.rs` exports
+/// it: `input_json` is `{object?, oldObject?, request?}` (texts or objects), `options_json`
+/// `{kubernetesVersion?}`; returns the EvaluateResult as JSON text.
+#[wasm_bindgen(js_name = benchEvaluate)]
+pub fn bench_evaluate(
+    manifests: &str,
+    input_json: &str,
+    options_json: &str,
+) -> Result<String, JsError> {
+    let mut input: crate::api::EvaluateInput =
+        serde_json::from_str(input_json).map_err(|e| JsError::new(&e.to_string()))?;
+    let options: Json = serde_json::from_str(options_json).unwrap_or(Json::Null);
+    input.manifests = crate::api::Manifests::Text(manifests.to_string());
+    input.kubernetes_version = options["kubernetesVersion"].as_str().map(str::to_string);
+    serde_json::to_string(&crate::api::evaluate(&input)).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// `api::evaluate_expression` with no variables: the value as JSON, or `{"error": message}`
+/// (bench/tz-check.mjs compares it with the native build).
+#[wasm_bindgen(js_name = benchEvaluateExpression)]
+pub fn bench_evaluate_expression(expression: &str) -> String {
+    let opts = crate::api::ExpressionOptions::default();
+    let r = crate::api::evaluate_expression(expression, &serde_json::Map::new(), &opts);
+    match r.value {
+        Some(v) => v.to_string(),
+        None => serde_json::json!({ "error": r.diagnostics.first().map(|d| d.message.clone()) })
+            .to_string(),
+    }
+}
