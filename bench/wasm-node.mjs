@@ -95,7 +95,7 @@ if (pkgShipped && fs.existsSync(path.join(pkgShipped, "vap_eval.js"))) {
   const shipped = await load(pkgShipped);
   if (typeof shipped.evaluate === "function") {
     api = "evaluate (the package's JS API)";
-    evaluate = (m, i, o) => shipped.evaluate(m, i, o);
+    evaluate = (m, i, o) => shipped.evaluate({ manifests: m, ...i, ...o });
   }
 }
 const policy = b.benchPolicyYaml();

@@ -16,6 +16,10 @@ function format(tz) {
     try {
       f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', era: 'short',
         year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+      // Intl ignores case; Go's LoadLocation (like the IANA file names) does not. A name that
+      // resolves to itself only case-insensitively is not a zone name.
+      const resolved = f.resolvedOptions().timeZone;
+      if (resolved !== tz && resolved.toLowerCase() === tz.toLowerCase()) f = null;
     } catch {
       f = null;
     }

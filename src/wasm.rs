@@ -208,10 +208,12 @@ fn with_diagnostics<T: Serialize>(
     Ok(out)
 }
 
+/// `value` as a plain JS object: serialised to JSON text in wasm and parsed once by the host
+/// (one boundary crossing, instead of one per field).
 fn to_js_value<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| JsError::new(&format!("vap-eval: could not convert the result: {e}")))
+    let text = serde_json::to_string(value)
+        .map_err(|e| JsError::new(&format!("vap-eval: could not convert the result: {e}")))?;
+    JSON::parse(&text).map_err(|_| JsError::new("vap-eval: could not convert the result"))
 }
 
 /// A required object argument, or its YAML/JSON text.

@@ -286,7 +286,15 @@ fn iana_offset(tz: &str, secs: i64) -> Result<i64, String> {
     if tz.is_empty() || tz == "UTC" {
         return Ok(0);
     }
-    let zone = jiff::tz::TimeZone::get(tz).map_err(|_| format!("unknown time zone {tz}"))?;
+    let unknown = || format!("unknown time zone {tz}");
+    let zone = jiff::tz::TimeZone::get(tz).map_err(|_| unknown())?;
+    // Go's LoadLocation matches zone file names exactly; jiff's lookup ignores case.
+    if zone.iana_name() != Some(tz) {
+        return Err(unknown());
+    }
+    // jiff's instants stop a day short of the CEL range (year 1 to 9999, where a positive
+    // offset reaches year 10000, as Go allows); the offset at the edge is the offset there.
+    let secs = secs.clamp(jiff::Timestamp::MIN.as_second(), jiff::Timestamp::MAX.as_second());
     let ts = jiff::Timestamp::from_second(secs).map_err(|e| e.to_string())?;
     Ok(zone.to_offset(ts).seconds() as i64)
 }
