@@ -700,7 +700,16 @@ pub fn render(d: &Diagnostic, text: Option<&str>) -> String {
         _ => {}
     }
     if !d.field.is_empty() {
-        head.push_str(&format!(": {}", d.field));
+        // apimachinery field errors already start with their path (`spec.x: Required value`):
+        // name only the object then.
+        let (object, path) = d.field.rsplit_once(": ").unwrap_or(("", d.field.as_str()));
+        if d.message.starts_with(path) {
+            if !object.is_empty() {
+                head.push_str(&format!(": {object}"));
+            }
+        } else {
+            head.push_str(&format!(": {}", d.field));
+        }
     }
     format!("{head}: {}{snippet}", d.message)
 }
