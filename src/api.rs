@@ -703,7 +703,7 @@ pub fn render(d: &Diagnostic, text: Option<&str>) -> String {
         // apimachinery field errors already start with their path (`spec.x: Required value`):
         // name only the object then.
         let (object, path) = d.field.rsplit_once(": ").unwrap_or(("", d.field.as_str()));
-        if d.message.starts_with(path) {
+        if d.message.starts_with(&format!("{path}: ")) {
             if !object.is_empty() {
                 head.push_str(&format!(": {object}"));
             }
@@ -783,5 +783,46 @@ mod tests {
         assert_eq!(r.value, None);
         assert_eq!(r.diagnostics[0].code, "input-yaml-syntax");
         assert_eq!(r.diagnostics[0].source, Some(SourceRef::Input { name: "object".into() }));
+    }
+}
+
+#[cfg(test)]
+mod rendering_tests {
+    use super::*;
+    use crate::diagnostic::Span;
+
+    #[test]
+    fn rendered_diagnostics_name_object_and_path_once() {
+        let text = "spec:\n  failurePolicy: Sometimes\n";
+        let api = Diagnostic::error(
+            "api-unsupported-value",
+            "spec.failurePolicy: Unsupported value: \"Sometimes\": supported values: \"Fail\", \"Ignore\"",
+        )
+        .with_field("ValidatingAdmissionPolicy/demo: spec.failurePolicy")
+        .with_span(Span::new(23, 32), SourceRef::Manifest { document: 0 });
+        assert_eq!(
+            render(&api, Some(text)),
+            "ERROR: manifests:2:18: ValidatingAdmissionPolicy/demo: spec.failurePolicy: Unsupported value: \"Sometimes\": supported values: \"Fail\", \"Ignore\"\n |   failurePolicy: Sometimes\n | .................^^^^^^^^^"
+        );
+        let info = Diagnostic::new(
+            Severity::Info,
+            "request-derived",
+            "operation CREATE derived from the objects supplied",
+        )
+        .with_field("operation");
+        assert_eq!(
+            render(&info, None),
+            "INFO: operation: operation CREATE derived from the objects supplied"
+        );
+    }
+
+    #[test]
+    fn utf16_positions_count_code_units() {
+        // "é" is 2 bytes / 1 unit; "😀" is 4 bytes / 2 units.
+        let text = "é😀\nx";
+        assert_eq!(utf16_position(text, 0), (0, 1, 1));
+        assert_eq!(utf16_position(text, 2), (1, 1, 2));
+        assert_eq!(utf16_position(text, 6), (3, 1, 4));
+        assert_eq!(utf16_position(text, 7), (4, 2, 1));
     }
 }
