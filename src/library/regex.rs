@@ -104,6 +104,19 @@ fn translate(p: &str) -> Result<String, String> {
                     i = j;
                     continue;
                 }
+                // `\p{Greek}`, `\x{263a}`: the braces belong to the escape, not a repetition.
+                'p' | 'P' | 'x' if chars.get(i + 2).map(|c| c.1) == Some('{') => {
+                    let Some(close) = chars[i + 2..].iter().position(|c| c.1 == '}') else {
+                        return Err(go_error(
+                            "invalid character class range",
+                            frag(i, chars.len()),
+                        ));
+                    };
+                    let end = i + 2 + close + 1;
+                    out.push_str(frag(i, end));
+                    i = end;
+                    continue;
+                }
                 'a' | 'f' | 't' | 'n' | 'r' | 'v' | 'A' | 'z' | 'p' | 'P' | 'x' | 'b' => {
                     out.push('\\');
                     out.push(e);
@@ -242,8 +255,27 @@ fn translate(p: &str) -> Result<String, String> {
 /// Maps a `regex-syntax` error onto Go's wording; `pattern` is the translated text.
 fn map_syntax_error(original: &str, pattern: &str) -> String {
     let mut parser = regex_syntax::ast::parse::Parser::new();
-    let Err(err) = parser.parse(pattern) else {
-        return format!("error parsing regexp: {}", "expression too large");
+    let err = match parser.parse(pattern) {
+        Err(err) => err,
+        Ok(ast) => {
+            // The syntax is fine; the problem is in what it names (an unknown Unicode class:
+            // Go has general categories and scripts only, no binary properties).
+            let mut translator = regex_syntax::hir::translate::Translator::new();
+            return match translator.translate(pattern, &ast) {
+                Err(e) => {
+                    let span = e.span();
+                    let text = pattern.get(span.start.offset..span.end.offset).unwrap_or("");
+                    match e.kind() {
+                        regex_syntax::hir::ErrorKind::UnicodePropertyNotFound
+                        | regex_syntax::hir::ErrorKind::UnicodePropertyValueNotFound => {
+                            go_error("invalid character class range", text)
+                        }
+                        _ => go_error("invalid or unsupported Perl syntax", text),
+                    }
+                }
+                Ok(_) => go_error("expression too large", original),
+            };
+        }
     };
     let span: &Span = err.span();
     let text = pattern.get(span.start.offset..span.end.offset).unwrap_or("");
@@ -490,5 +522,25 @@ mod tests {
             );
         }
         assert_eq!(find_cost(9, 6), 2);
+    }
+
+    /// Go `regexp/syntax`: `\p{Name}` names a general category or a script (no binary
+    /// properties), and the braces of `\p{…}` / `\x{…}` are part of the escape.
+    #[test]
+    fn unicode_classes_and_braced_escapes() {
+        assert_eq!(find("x αβ y", r"\p{Greek}+"), Ok("αβ".to_string()));
+        assert_eq!(find("ÀB", r"\p{Lu}{2}"), Ok("ÀB".to_string()));
+        assert_eq!(find("zA", r"\x{41}"), Ok("A".to_string()));
+        assert_eq!(
+            compile_go(r"\p{Alphabetic}").err(),
+            Some(
+                r"error parsing regexp: invalid character class range: `\p{Alphabetic}`"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            compile_go(r"\p{Greek").err(),
+            Some(r"error parsing regexp: invalid character class range: `\p{Greek`".to_string())
+        );
     }
 }
