@@ -337,23 +337,7 @@ fn is_datetime(s: &str) -> bool {
 impl NamedFormat {
     /// `format.named(name)`: `None` for unknown names.
     pub fn named(name: &str) -> Option<NamedFormat> {
-        use NamedFormat::*;
-        Some(match name {
-            "dns1123Label" => Dns1123Label,
-            "dns1123Subdomain" => Dns1123Subdomain,
-            "dns1035Label" => Dns1035Label,
-            "qualifiedName" => QualifiedName,
-            "dns1123LabelPrefix" => Dns1123LabelPrefix,
-            "dns1123SubdomainPrefix" => Dns1123SubdomainPrefix,
-            "dns1035LabelPrefix" => Dns1035LabelPrefix,
-            "labelValue" => LabelValue,
-            "uri" => Uri,
-            "uuid" => Uuid,
-            "byte" => Byte,
-            "date" => Date,
-            "datetime" => Datetime,
-            _ => return None,
-        })
+        ctors::NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
     }
 
     /// `validate(s)`: `None` when valid, else the error strings.
@@ -497,6 +481,9 @@ fn named<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
 
 macro_rules! constructors {
     ($($name:literal => $variant:ident),* $(,)?) => {
+        /// Every named format by its `format.named` key (also its constructor's name).
+        pub(super) const NAMES: &[(&str, NamedFormat)] = &[$(($name, NamedFormat::$variant)),*];
+
         fn register_constructors(r: &mut Registry) {
             $(
                 fn $variant<'a>(_: &mut Ctx, _: &[Value<'a>]) -> R<'a> {
