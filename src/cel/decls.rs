@@ -61,7 +61,7 @@ pub struct Declarations {
     pub base: Option<Rc<Declarations>>,
     pub functions: HashMap<String, FunctionDecl>,
     pub variables: HashMap<String, Type>,
-    pub objects: Rc<HashMap<String, ObjectTypeDecl>>,
+    pub objects: HashMap<String, ObjectTypeDecl>,
 }
 
 impl Declarations {
@@ -90,7 +90,7 @@ impl Declarations {
     }
 
     pub fn add_object(&mut self, object: ObjectTypeDecl) {
-        Rc::make_mut(&mut self.objects).insert(object.name.clone(), object);
+        self.objects.insert(object.name.clone(), object);
     }
 
     /// A table layered on `base`.
