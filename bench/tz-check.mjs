@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Time zones in wasm come from the host's Intl (src/host_tz.rs), natively from jiff's bundled
+// Time zones in wasm come from the host's Intl (crates/vap-eval-cel/src/host_tz.rs), natively from jiff's bundled
 // IANA database: this check evaluates the same timestamp accessors in both and compares.
 //   node bench/tz-check.mjs [pkg-bench-dir]   (needs: cargo build --release --features bench --example eval_exprs)
 import fs from "node:fs";

@@ -77,11 +77,11 @@ cargo fmt --check || fail "run: cargo fmt"
 end_section
 
 section "clippy (native, all targets)"
-cargo clippy --all-targets -- -D warnings
+cargo clippy --workspace --all-targets -- -D warnings
 end_section
 
 section "clippy (wasm32: lib and wasm tests)"
-cargo clippy --lib --tests --target wasm32-unknown-unknown -- -D warnings
+cargo clippy --workspace --lib --tests --target wasm32-unknown-unknown -- -D warnings
 end_section
 
 section "conformance data (tests/conformance/.cache/suites.json)"
@@ -94,7 +94,7 @@ else
 fi
 
 section "cargo test (native: unit, case dirs, conformance)"
-counted cargo 0 cargo test
+counted cargo 0 cargo test --workspace
 end_section
 
 section "wasm package (scripts/build-pkg.sh)"

@@ -2,17 +2,12 @@
 
 pub mod admission;
 pub mod api;
-pub mod cel;
-pub mod diagnostic;
-pub mod environment;
-pub mod library;
+// The CEL engine lives in its own crate (crates/vap-eval-cel) so the release profile can build
+// it for speed and the rest for size; its modules keep their paths here.
+pub use vap_eval_cel::{cel, diagnostic, environment, library};
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
-
-/// IANA time zones from the host's `Intl` in wasm builds (feature `tz`).
-#[cfg(all(target_arch = "wasm32", feature = "tz"))]
-mod host_tz;
 
 /// The standard benchmark's workload (cargo feature `bench`; not in the shipped package).
 #[cfg(feature = "bench")]

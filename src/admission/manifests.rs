@@ -148,7 +148,9 @@ pub fn load_manifests(text: &str) -> Manifests {
             }
         }
     }
-    m.params.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    vap_eval_cel::sort::sort_by(&mut m.params, |a, b| {
+        (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))
+    });
     m.policies = policies.into_values().collect();
     m.bindings = bindings.into_values().collect();
     m.documents = documents;

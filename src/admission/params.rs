@@ -164,7 +164,9 @@ pub fn collect_params(
     if found.is_empty() && pr.parameter_not_found_action.as_deref() == Some("Deny") {
         return Err("no params found for policy binding with `Deny` parameterNotFoundAction".into());
     }
-    found.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    vap_eval_cel::sort::sort_by(&mut found, |a, b| {
+        (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))
+    });
     let objects = found
         .into_iter()
         .map(|p| {

@@ -73,7 +73,7 @@ pub fn render(source: &str, issues: &[IssueRef<'_>]) -> String {
     let mut located: Vec<(Option<Location>, &str)> =
         kept.iter().map(|i| (i.offset.map(|o| locate(source, o)), i.message)).collect();
     // Sort by (line, column); no location is line -1, column -1.
-    located.sort_by_key(|(loc, _)| match loc {
+    crate::sort::sort_by_key(&mut located, |(loc, _)| match loc {
         Some((line, col, _)) => (i64::from(*line), i64::from(*col)),
         None => (-1, -1),
     });

@@ -95,7 +95,7 @@ fn check_sortable(v: &[Value<'_>]) -> Result<(), Fail> {
 fn sort<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     let mut v = list_arg(&a[0])?.to_vec();
     check_sortable(&v)?;
-    v.sort_by(|x, y| compare(x, y).unwrap_or(Ordering::Equal));
+    crate::sort::sort_by(&mut v, |x, y| compare(x, y).unwrap_or(Ordering::Equal));
     Ok(Value::list(v))
 }
 
@@ -110,8 +110,9 @@ fn sort_by_keys<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
         )));
     }
     check_sortable(&keys)?;
-    let mut idx: Vec<usize> = (0..v.len()).collect();
-    idx.sort_by(|&i, &j| compare(&keys[i], &keys[j]).unwrap_or(Ordering::Equal));
+    let idx = crate::sort::sorted_indices(v.len(), &mut |i, j| {
+        compare(&keys[i], &keys[j]).unwrap_or(Ordering::Equal)
+    });
     Ok(Value::list(idx.into_iter().map(|i| v[i].clone()).collect()))
 }
 

@@ -351,7 +351,7 @@ impl Rbac {
                 .filter(|r| r.metadata.name != name)
                 .filter(|r| selector.matches(&r.metadata.labels) == Some(true))
                 .collect();
-            matched.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+            crate::sort::sort_by(&mut matched, |a, b| a.metadata.name.cmp(&b.metadata.name));
             for m in matched {
                 for rule in self.cluster_role_rules(&m.metadata.name, seen).unwrap_or_default() {
                     if !rules.contains(&rule) {
@@ -394,13 +394,13 @@ impl Rbac {
         };
         let mut errors = Vec::new();
         let mut crbs: Vec<&Binding> = self.cluster_role_bindings.iter().collect();
-        crbs.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        crate::sort::sort_by(&mut crbs, |a, b| a.metadata.name.cmp(&b.metadata.name));
         let mut rbs: Vec<&Binding> = if namespace.is_empty() {
             Vec::new()
         } else {
             self.role_bindings.iter().filter(|b| b.metadata.namespace == namespace).collect()
         };
-        rbs.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        crate::sort::sort_by(&mut rbs, |a, b| a.metadata.name.cmp(&b.metadata.name));
         let visits = crbs.into_iter().map(|b| (b, true)).chain(rbs.into_iter().map(|b| (b, false)));
         for (binding, cluster) in visits {
             let scope = if cluster { "" } else { namespace };

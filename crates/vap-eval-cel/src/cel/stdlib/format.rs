@@ -91,7 +91,7 @@ fn fmt_s(v: &Value<'_>, nested: bool) -> Result<String, String> {
                 parts.push((fmt_s(&k, true)?, fmt_s(&x, true)?));
             }
             // cel-go sorts map entries by their formatted key.
-            parts.sort();
+            crate::sort::sort_by(&mut parts, |a, b| a.cmp(b));
             let inner: Vec<String> = parts.into_iter().map(|(k, v)| format!("{k}: {v}")).collect();
             format!("{{{}}}", inner.join(", "))
         }

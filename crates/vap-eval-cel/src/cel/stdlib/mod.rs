@@ -135,7 +135,7 @@ impl Registry {
     /// Every overload id, sorted (for the cross-check against the declarations).
     pub fn ids(&self) -> Vec<&'static str> {
         let mut v: Vec<_> = self.by_id.keys().copied().collect();
-        v.sort_unstable();
+        crate::sort::sort_by(&mut v, |a, b| a.cmp(b));
         v
     }
 }

@@ -116,7 +116,7 @@ impl Declarations {
         if let Some(b) = &self.base {
             names.extend(b.function_names());
         }
-        names.sort_unstable();
+        crate::sort::sort_by(&mut names, |a, b| a.cmp(b));
         names.dedup();
         names
     }

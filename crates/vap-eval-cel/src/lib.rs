@@ -1,0 +1,16 @@
+//! vap-eval's CEL engine: the parser, the checker and the evaluator (`cel`), the Kubernetes CEL
+//! libraries (`library`), the version-gated environment (`environment`) and source locations
+//! (`diagnostic`).
+//!
+//! A crate of its own only so that the release profile can optimise it for speed while the
+//! admission pipeline and the JavaScript API around it are optimised for size; use it through
+//! the `vap-eval` crate, which re-exports these modules at the same paths.
+
+pub mod cel;
+pub mod diagnostic;
+pub mod environment;
+pub mod library;
+pub mod sort;
+
+#[cfg(all(target_arch = "wasm32", feature = "tz"))]
+mod host_tz;
