@@ -150,6 +150,13 @@ const evaluateExpressionSoon = debounce(() => {
 // --- examples ------------------------------------------------------------------------------
 
 async function fetchText(path) {
+  // The first example's files were requested by index.html's boot script.
+  const early = window.__vapBoot?.files?.[path];
+  if (early) {
+    delete window.__vapBoot.files[path];
+    const text = await early.catch(() => null);
+    if (text !== null) return text;
+  }
   const res = await fetch(new URL(`examples/${path}`, document.baseURI));
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
   return res.text();
@@ -170,7 +177,9 @@ async function loadPackage() {
   const mod = await import('../pkg/vap_eval.js').catch((e) => {
     throw Object.assign(new Error(String(e?.message ?? e)), { stage: 'import' });
   });
-  await mod.default().catch((e) => {
+  // index.html's boot script started compiling the module; without it, init fetches it.
+  const compiled = await window.__vapBoot?.wasm?.catch(() => undefined);
+  await mod.default(compiled ? { module_or_path: compiled } : undefined).catch((e) => {
     throw Object.assign(new Error(String(e?.message ?? e)), { stage: 'init' });
   });
   return mod;
@@ -183,7 +192,7 @@ async function start() {
 
   let index = { default: '', examples: [] };
   try {
-    index = await (await fetch(new URL('examples/index.json', document.baseURI))).json();
+    index = (await window.__vapBoot?.index?.catch(() => null)) ?? (await (await fetch(new URL('examples/index.json', document.baseURI))).json());
   } catch {
     // The playground still works without examples.
   }
