@@ -22,9 +22,11 @@ pub struct OverloadDecl {
 }
 
 impl OverloadDecl {
+    #[inline(never)]
     pub fn global(id: &str, params: Vec<Type>, result: Type) -> Self {
         OverloadDecl { id: Rc::from(id), member: false, params, result }
     }
+    #[inline(never)]
     pub fn member(id: &str, params: Vec<Type>, result: Type) -> Self {
         OverloadDecl { id: Rc::from(id), member: true, params, result }
     }
@@ -67,6 +69,7 @@ pub struct Declarations {
 impl Declarations {
     /// Add an overload to `function`, creating the function if needed. A second overload with
     /// the same id replaces the first (libraries may redefine, e.g. lists v0 → v1).
+    #[inline(never)]
     pub fn add_overload(&mut self, function: &str, overload: OverloadDecl) {
         let inherited = match self.functions.contains_key(function) {
             true => None,

@@ -71,9 +71,11 @@ struct Builder<'d> {
 }
 
 impl Builder<'_> {
+    #[inline(never)]
     fn global(&mut self, function: &str, id: &str, params: Vec<Type>, result: Type) {
         self.decls.add_overload(function, OverloadDecl::global(id, params, result));
     }
+    #[inline(never)]
     fn member(&mut self, function: &str, id: &str, params: Vec<Type>, result: Type) {
         self.decls.add_overload(function, OverloadDecl::member(id, params, result));
     }

@@ -50,9 +50,11 @@ pub enum Type {
 }
 
 impl Type {
+    #[inline(never)]
     pub fn list(elem: Type) -> Type {
         Type::List(Rc::new(elem))
     }
+    #[inline(never)]
     pub fn map(key: Type, value: Type) -> Type {
         Type::Map(Rc::new(key), Rc::new(value))
     }
@@ -62,6 +64,7 @@ impl Type {
     pub fn type_of(t: Type) -> Type {
         Type::Type(Rc::new(t))
     }
+    #[inline(never)]
     pub fn param(name: &str) -> Type {
         Type::Param(Rc::from(name))
     }

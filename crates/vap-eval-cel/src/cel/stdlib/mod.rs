@@ -111,11 +111,13 @@ impl Registry {
     }
 
     /// Shorthand for a global overload with the default cost.
+    #[inline(never)]
     pub fn global(&mut self, function: &'static str, id: &'static str, arity: usize, imp: ImplFn) {
         self.add(Overload { id, function, member: false, arity, imp, cost: None });
     }
 
     /// Shorthand for a member overload (arity includes the receiver) with the default cost.
+    #[inline(never)]
     pub fn member(&mut self, function: &'static str, id: &'static str, arity: usize, imp: ImplFn) {
         self.add(Overload { id, function, member: true, arity, imp, cost: None });
     }
