@@ -311,6 +311,10 @@ fn describe_subject(s: &Subject, binding_namespace: &str) -> String {
 impl Rbac {
     /// Sorts Kubernetes objects (`kind` = Role, ClusterRole, RoleBinding, ClusterRoleBinding;
     /// others ignored) into a policy.
+    // `#[inline]` so that this, and the serde derives it instantiates, are compiled in the
+    // calling crate (the admission pipeline, built for size) rather than in this one, which is
+    // built for speed: loading RBAC objects runs once per policy set.
+    #[inline]
     pub fn from_objects(objects: &[serde_json::Value]) -> Result<Rbac, String> {
         let mut rbac = Rbac::default();
         for o in objects {
