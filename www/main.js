@@ -32,23 +32,37 @@ function readEditors() {
 function writeEditors() {
   for (const id of EDITOR_IDS) {
     editors[id].value = state[id];
-    updateGutter(editors[id]);
+    updateGutter(editors[id], false);
   }
+  // Reading scrollTop forces a layout: do it once, with the next frame's.
+  requestAnimationFrame(() => {
+    for (const id of EDITOR_IDS) syncGutterScroll(editors[id]);
+  });
   if (versions.length) $('version').value = chooseVersion(state.version, versions);
   $('example').value = examples.some((e) => e.name === state.example) ? state.example : '';
 }
 
 // --- line-number gutters -------------------------------------------------------------------
 
-function updateGutter(textarea) {
+function gutterOf(textarea) {
   const gutter = textarea.previousElementSibling;
-  if (!gutter || !gutter.classList.contains('gutter')) return;
+  return gutter?.classList.contains('gutter') ? gutter : null;
+}
+
+function updateGutter(textarea, syncScroll = true) {
+  const gutter = gutterOf(textarea);
+  if (!gutter) return;
   const lines = textarea.value.split('\n').length;
   if (gutter.dataset.lines !== String(lines)) {
     gutter.textContent = Array.from({ length: lines }, (_, i) => i + 1).join('\n') + '\n';
     gutter.dataset.lines = String(lines);
   }
-  gutter.scrollTop = textarea.scrollTop;
+  if (syncScroll) syncGutterScroll(textarea);
+}
+
+function syncGutterScroll(textarea) {
+  const gutter = gutterOf(textarea);
+  if (gutter) gutter.scrollTop = textarea.scrollTop;
 }
 
 // --- evaluation ----------------------------------------------------------------------------
@@ -174,7 +188,7 @@ async function loadExample(name) {
 // --- start-up ------------------------------------------------------------------------------
 
 async function loadPackage() {
-  const mod = await import('../pkg/vap_eval.js').catch((e) => {
+  const mod = await (window.__vapBoot?.pkg ?? import('../pkg/vap_eval.js')).catch((e) => {
     throw Object.assign(new Error(String(e?.message ?? e)), { stage: 'import' });
   });
   // index.html's boot script started compiling the module; without it, init fetches it.
@@ -250,7 +264,7 @@ async function start() {
       evaluateExpressionSoon();
     });
   }
-  for (const ta of Object.values(editors)) ta.addEventListener('scroll', () => updateGutter(ta));
+  for (const ta of Object.values(editors)) ta.addEventListener('scroll', () => syncGutterScroll(ta));
   $('version').addEventListener('change', () => {
     readEditors();
     evaluateNow();

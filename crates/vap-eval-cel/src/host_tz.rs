@@ -8,8 +8,9 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = r#"
 const formats = new Map();
-const UTC = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', hourCycle: 'h23', era: 'short',
-  year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+// Created on first use, not when the module loads: the first Intl.DateTimeFormat of a page
+// loads ICU's data (≈ 20 ms in a fresh Chromium renderer), and most pages never ask for a zone.
+let utc = null;
 function format(tz) {
   let f = formats.get(tz);
   if (f === undefined) {
@@ -44,7 +45,8 @@ export function vap_tz_offset(tz, secs) {
   const f = format(tz);
   if (!f) return NaN;
   const date = new Date(secs * 1000);
-  return (wall(f, date) - wall(UTC, date)) / 1000;
+  utc ??= format('UTC');
+  return (wall(f, date) - wall(utc, date)) / 1000;
 }
 "#)]
 extern "C" {
