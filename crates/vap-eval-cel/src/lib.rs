@@ -1,14 +1,13 @@
-//! vap-eval's CEL engine: the parser, the checker and the evaluator (`cel`), the Kubernetes CEL
-//! libraries (`library`), the version-gated environment (`environment`) and source locations
-//! (`diagnostic`).
+//! vap-eval's CEL engine: the parser, the checker and the evaluator (`cel`), Go RE2 regular
+//! expressions and the library-binding helpers (`library`), source locations (`diagnostic`).
 //!
 //! A crate of its own only so that the release profile can optimise it for speed while the
-//! admission pipeline and the JavaScript API around it are optimised for size; use it through
-//! the `vap-eval` crate, which re-exports these modules at the same paths.
+//! Kubernetes libraries (`vap-eval-k8s`), the admission pipeline and the JavaScript API around
+//! it are optimised for size; use it through the `vap-eval` crate, which re-exports these
+//! modules at the same paths.
 
 pub mod cel;
 pub mod diagnostic;
-pub mod environment;
 pub mod library;
 pub mod sort;
 
