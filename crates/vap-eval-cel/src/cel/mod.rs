@@ -1,25 +1,18 @@
-//! The CEL engine: parse → check → plan → evaluate.
+//! The CEL engine: parse → check → plan → evaluate. This crate holds the parts that run per
+//! evaluation, built for speed; the checker and the declaration tables, which run once per
+//! expression, are in `vap-eval-k8s` (built for size), whose `cel` module re-exports these.
 //!
 //! - [`parser`]: the `cel` crate's parser, guarded by cel-go's limits, converted into [`ast`].
-//! - [`checker`]: static types and name resolution, then the AST [`validators`].
-//! - [`errors`]: cel-go's rendering of parse and check issues.
-//! - [`decls`]: the declaration table the checker resolves against and libraries register into;
-//!   [`stdlib_decls`] fills it with the standard library and cel-go's extensions.
+//! - [`decls`]: the declaration table the checker resolves against and libraries register into.
 //! - [`types`]: static types.
 //! - [`value`]: runtime values, borrowing the input JSON.
 //! - [`runtime`]: planner, evaluator and cost tracker.
 //! - [`stdlib`]: function implementations keyed by cel-go overload id.
-//! - [`compile`]: parse → check → plan in one call, checker resolutions handed to the planner.
 
 pub mod ast;
-pub mod checker;
-pub mod compile;
 pub mod decls;
-pub mod errors;
 pub mod parser;
 pub mod runtime;
 pub mod stdlib;
-pub mod stdlib_decls;
 pub mod types;
-pub mod validators;
 pub mod value;
