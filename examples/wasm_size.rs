@@ -1,5 +1,5 @@
 //! A minimal cdylib that keeps the whole runtime alive, for measuring wasm size:
-//! `cargo build --release --example wasm_size --target wasm32-unknown-unknown [--no-default-features]`.
+//! `cargo build --profile wasm --example wasm_size --target wasm32-unknown-unknown [--no-default-features]`.
 use vap_eval::cel::parser::{parse, ParseOptions};
 use vap_eval::cel::runtime::{plan, Bindings, CostTracker, PlanOptions};
 use vap_eval::cel::stdlib::Registry;

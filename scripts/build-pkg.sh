@@ -15,10 +15,10 @@ if [ "$HAVE" != "$WBV" ]; then
   exit 1
 fi
 
-cargo build --lib --release --target wasm32-unknown-unknown
+cargo build --lib --profile wasm --target wasm32-unknown-unknown
 rm -rf pkg
 wasm-bindgen --target web --out-dir pkg --remove-name-section --remove-producers-section \
-  target/wasm32-unknown-unknown/release/vap_eval.wasm
+  target/wasm32-unknown-unknown/wasm/vap_eval.wasm
 
 VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 DESC=$(sed -n 's/^description = "\(.*\)"/\1/p' Cargo.toml | head -1)

@@ -8,6 +8,7 @@
 
 pub mod cel;
 pub mod diagnostic;
+pub mod hash;
 pub mod library;
 pub mod sort;
 

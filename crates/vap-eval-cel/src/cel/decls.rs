@@ -6,7 +6,7 @@
 //! declarations and the implementations can be written and cross-checked independently.
 
 use super::types::Type;
-use std::collections::HashMap;
+use crate::hash::FastMap;
 use std::rc::Rc;
 
 /// One signature of a function.
@@ -61,9 +61,9 @@ impl ObjectTypeDecl {
 pub struct Declarations {
     /// Declarations this table extends; this layer's entries shadow the base's.
     pub base: Option<Rc<Declarations>>,
-    pub functions: HashMap<String, FunctionDecl>,
-    pub variables: HashMap<String, Type>,
-    pub objects: HashMap<String, ObjectTypeDecl>,
+    pub functions: FastMap<String, FunctionDecl>,
+    pub variables: FastMap<String, Type>,
+    pub objects: FastMap<String, ObjectTypeDecl>,
 }
 
 impl Declarations {

@@ -30,6 +30,7 @@
 //! for the common codes; other syntax errors fall back to the `regex` crate's description.
 //! Dropped crate features: `unicode-age`, `unicode-segment` (no RE2 syntax reaches them).
 
+use crate::hash::FastMap;
 use regex::Regex;
 use regex_syntax::ast::{ErrorKind, Span};
 
@@ -398,14 +399,13 @@ use super::bind;
 use crate::cel::stdlib::{Ctx, Registry, R};
 use crate::cel::value::Value;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Compiled patterns by source, per thread (constant patterns recur on every evaluation).
 fn cached(pattern: &str) -> Result<Rc<Regex>, String> {
     thread_local! {
-        static CACHE: RefCell<HashMap<String, Result<Rc<Regex>, String>>> =
-            RefCell::new(HashMap::new());
+        static CACHE: RefCell<FastMap<String, Result<Rc<Regex>, String>>> =
+            RefCell::new(FastMap::default());
     }
     CACHE.with(|c| {
         if let Some(r) = c.borrow().get(pattern) {

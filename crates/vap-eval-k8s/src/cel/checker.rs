@@ -26,8 +26,8 @@ use super::decls::{Declarations, FunctionDecl, OverloadDecl};
 use super::types::Type;
 use super::validators;
 use crate::diagnostic::Span;
-use std::collections::HashMap;
 use std::rc::Rc;
+use vap_eval_cel::hash::FastMap;
 
 /// Language switches that vary by Kubernetes version (spec §4.1, §4.4).
 #[derive(Clone, Copy, Debug)]
@@ -141,7 +141,7 @@ pub fn check(ast: &Ast, decls: &Declarations, options: &CheckOptions) -> Checked
         types: vec![None; n],
         refs: vec![None; n],
         errors: Vec::new(),
-        subs: HashMap::new(),
+        subs: FastMap::default(),
         trail: Vec::new(),
         next_var: 0,
         scopes: Vec::new(),
@@ -397,7 +397,7 @@ struct Checker<'a> {
     refs: Vec<Option<Reference>>,
     errors: Vec<CheckIssue>,
     /// Type variable bindings.
-    subs: HashMap<Rc<str>, Type>,
+    subs: FastMap<Rc<str>, Type>,
     /// Undo log of `subs`: (variable, previous binding).
     trail: Vec<(Rc<str>, Option<Type>)>,
     next_var: u32,

@@ -22,9 +22,9 @@ pub mod strings;
 pub mod time;
 
 use super::value::Value;
+use crate::hash::FastMap;
 use regex::Regex;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Why a call produced no value.
@@ -82,8 +82,8 @@ impl std::fmt::Debug for Overload {
 /// Every implementation an environment has.
 #[derive(Default)]
 pub struct Registry {
-    by_id: HashMap<&'static str, Rc<Overload>>,
-    by_name: HashMap<&'static str, Vec<Rc<Overload>>>,
+    by_id: FastMap<&'static str, Rc<Overload>>,
+    by_name: FastMap<&'static str, Vec<Rc<Overload>>>,
 }
 
 impl Registry {
@@ -145,7 +145,7 @@ impl Registry {
 /// Compiled regexes by pattern; constant patterns are compiled at plan time.
 #[derive(Default)]
 pub struct RegexCache {
-    map: RefCell<HashMap<String, Result<Rc<Regex>, String>>>,
+    map: RefCell<FastMap<String, Result<Rc<Regex>, String>>>,
 }
 
 impl RegexCache {
