@@ -17,6 +17,7 @@ pub mod compile;
 pub mod decls;
 pub mod errors;
 pub mod parser;
+pub mod parser_old;
 pub mod runtime;
 pub mod stdlib;
 pub mod stdlib_decls;
