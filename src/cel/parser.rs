@@ -13,10 +13,10 @@
 //! - the AST: cel-go's node shapes and positions (`pos`: a call at its `(`, an operator at its
 //!   token, a select at its `.`, an index at its `[`, a map entry or struct field at its `:`),
 //!   plus the byte span of every node; dense ids in post-order;
-//! - the limits, checked from the tokens before the recursive descent so deep input becomes a
-//!   diagnostic, not a stack overflow: 100,000 code points, nesting depth 250
-//!   (`expression recursion limit exceeded: 250`, also for nested `?:` branches), and cel-go's
-//!   visitor depth over chains of operators, selections, calls and indexes
+//! - cel-go's limits, so that deep input becomes a diagnostic, not a stack overflow: 100,000
+//!   code points; nesting depth 250 (`expression recursion limit exceeded: 250`), checked from
+//!   the tokens before the descent (and during it for nested `?:` else-branches, which cel-go
+//!   counts too); cel-go's visitor depth over chains of operators, selections, calls and indexes
 //!   (`max recursion depth exceeded`), estimated from the tokens;
 //! - literal values and their errors (`invalid int literal`, `invalid unicode code point`),
 //!   reserved identifiers (`reserved identifier: var`);
@@ -37,6 +37,7 @@ pub const MAX_CODE_POINTS: usize = 100_000;
 pub const MAX_RECURSION_DEPTH: usize = 250;
 const ERROR_RECOVERY_LIMIT: u32 = 30;
 const ERROR_REPORTING_LIMIT: u32 = 100;
+const ERROR_RECOVERY_LOOKAHEAD_LIMIT: u32 = 256;
 
 /// The accumulator name cel-go's macros use.
 pub const ACCU_VAR: &str = "@result";
@@ -577,15 +578,36 @@ impl<'s> Parser<'s> {
         }
         self.check_attempts()?;
         // The states of recoveries since the last match accumulate, wherever they were.
+        // cel-go skips at most 256 tokens in one recovery.
+        let mut budget = ERROR_RECOVERY_LOOKAHEAD_LIMIT;
         let (index, states) = self.last_error.get_or_insert((usize::MAX, Vec::new()));
         if *index == self.p && states.contains(&state) {
-            self.consume();
+            self.skip(&mut budget)?;
         }
         let (index, states) = self.last_error.get_or_insert((usize::MAX, Vec::new()));
         *index = self.p;
         states.push(state);
         let stop = self.recovery_set();
-        self.consume_until(stop);
+        while self.la(1) != EOF && stop & bit(self.la(1)) == 0 {
+            self.skip(&mut budget)?;
+        }
+        Ok(())
+    }
+
+    /// Consume a token in a recovery that may skip `budget` more.
+    fn skip(&mut self, budget: &mut u32) -> R<()> {
+        if *budget == 0 && !self.aborted {
+            let msg = format!(
+                "error recovery token lookahead limit exceeded: {ERROR_RECOVERY_LOOKAHEAD_LIMIT}"
+            );
+            self.syntax.push(ParseError::at(None, msg));
+            self.aborted = true;
+        }
+        if self.aborted {
+            return Err(Fail::Abort);
+        }
+        *budget -= 1;
+        self.consume();
         Ok(())
     }
 
@@ -1128,8 +1150,8 @@ impl<'s> Parser<'s> {
         r
     }
 
-    /// `literal`: numbers (a `-` sign folds into ints and doubles), strings, bytes, `true`,
-    /// `false`, `null`.
+    /// `literal`: numbers (a `-` sign folds into ints and doubles, which then sit at the sign,
+    /// as in cel-go), strings, bytes, `true`, `false`, `null`.
     #[inline(never)]
     fn literal(&mut self) -> R<Expr> {
         let sign = self.la(1) == MINUS;
@@ -1181,10 +1203,10 @@ impl<'s> Parser<'s> {
             _ => Ok(Literal::Null),
         };
         match value {
-            Ok(l) => Ok(lit(t.start, span, l)),
+            Ok(l) => Ok(lit(first.start, span, l)),
             Err(kind) => {
-                self.error(t.start, format!("invalid {kind} literal"));
-                Ok(error_node(t.start))
+                self.error(first.start, format!("invalid {kind} literal"));
+                Ok(error_node(first.start))
             }
         }
     }
@@ -1942,6 +1964,17 @@ mod tests {
         let ast = parse("x.exists(y, y)", ParseOptions::default()).unwrap();
         assert_eq!(ast.root.pos, 8);
         assert_eq!(text("x.exists(y, y)", ast.root.span), "x.exists(y, y)");
+        // A negative number is one literal at its sign (cel-go's `!-42` → `-42^#2[1,1]#`); an
+        // even number of `-` cancels (`- -1` → `1`).
+        let ast = parse("!-42", ParseOptions::default()).unwrap();
+        let ExprKind::Call { args, .. } = &ast.root.kind else { panic!() };
+        assert_eq!((args[0].pos, &args[0].kind), (1, &ExprKind::Literal(Literal::Int(-42))));
+        let ast = parse("- -1", ParseOptions::default()).unwrap();
+        assert_eq!(ast.root.kind, ExprKind::Literal(Literal::Int(1)));
+        // Positions are byte offsets: after `'é'`, `+` is at byte 5.
+        let ast = parse("'é' + has(x.y)", ParseOptions::default()).unwrap();
+        let ExprKind::Call { args, .. } = &ast.root.kind else { panic!() };
+        assert_eq!((ast.root.pos, args[1].pos), (5, 10));
     }
 
     #[test]
@@ -1986,5 +2019,78 @@ mod tests {
         // A 200-term arithmetic chain is within cel-go's limit.
         let ok = vec!["1"; 200].join(" + ");
         assert!(parse(&ok, ParseOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn nested_conditionals_count_toward_the_recursion_limit() {
+        // cel-go counts each `?:` else-branch as a nested expression (its TestRecursionLimit).
+        let deep = format!("{}c", "a ? b : ".repeat(250));
+        assert_eq!(
+            errors(&deep, ParseOptions::default()),
+            "-1:0: expression recursion limit exceeded: 250"
+        );
+        let ok = format!("{}c", "a ? b : ".repeat(249));
+        assert!(parse(&ok, ParseOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn recovery_stops_at_cel_go_limits() {
+        // 30 recovery attempts.
+        let e = parse(&"+ ".repeat(40), ParseOptions::default()).unwrap_err();
+        assert_eq!(e.len(), 32);
+        assert_eq!(e[31].message, "Syntax error: error recovery attempt limit exceeded: 30");
+        // 100 syntax errors; the 101st says so and ends the parse.
+        let e = parse(&"@".repeat(150), ParseOptions::default()).unwrap_err();
+        assert_eq!(e.len(), 101);
+        assert_eq!(e[100].offset, Some(100));
+        assert_eq!(e[100].message, "Syntax error: More than 100 syntax errors");
+        // One recovery skips at most 256 tokens.
+        let nums: Vec<String> = (0..300).map(|i| i.to_string()).collect();
+        let e = parse(&format!("[{}]", nums.join(" ")), ParseOptions::default()).unwrap_err();
+        assert_eq!(e[0].message, "error recovery token lookahead limit exceeded: 256");
+        assert_eq!(e[0].offset, None);
+    }
+
+    /// Bad input of any kind is diagnostics, never a panic, with offsets on character
+    /// boundaries of the source.
+    #[test]
+    fn garbage_and_truncations_are_diagnostics() {
+        let corpus = [
+            "object.spec.template.spec.containers.all(c, c.image.startsWith('registry.k8s.io/'))",
+            "has(object.metadata.labels) && 'app' in object.metadata.labels ? 1 : -2.5e3",
+            "{?'k': v, 'é😁': [?a, b.?c, d[?0], `e-f`]}.transformMap(k, v, k != '', v + 1u)",
+            "a.b.C{f: 1, ?g: r'''x\ny''', h: b\"\\xff\\377\"}.optMap(x, x.sortBy(y, -y))",
+            "!-(1 + 2 * 3) % 4 != 0x10 && [1,2,].exists_one(i, i >= 2) || m.map(k, k, v)",
+        ];
+        let mut seed: u64 = 0x2545F4914F6CDD1D;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let chars: Vec<char> =
+            "()[]{}.,:?!-+*/%<>=&|'\"`\\ \nabcdefxyz0129éu_😁@$".chars().collect();
+        let mut inputs: Vec<String> = Vec::new();
+        for src in corpus {
+            for (i, _) in src.char_indices() {
+                inputs.push(src[..i].to_string());
+                inputs.push(src[i..].to_string());
+            }
+        }
+        for _ in 0..3000 {
+            let n = (next() % 40) as usize;
+            inputs.push((0..n).map(|_| chars[(next() % chars.len() as u64) as usize]).collect());
+        }
+        for src in &inputs {
+            if let Err(errs) = parse(src, ParseOptions::default()) {
+                assert!(!errs.is_empty(), "{src:?}");
+                for e in errs {
+                    if let Some(o) = e.offset {
+                        assert!(src.is_char_boundary(o as usize), "{src:?}: {e:?}");
+                    }
+                }
+            }
+        }
     }
 }
