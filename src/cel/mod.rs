@@ -1,6 +1,6 @@
 //! The CEL engine: parse → check → plan → evaluate.
 //!
-//! - [`parser`]: the `cel` crate's parser, guarded by cel-go's limits, converted into [`ast`].
+//! - [`parser`]: our lexer and recursive-descent parser for cel-go's grammar, producing [`ast`].
 //! - [`checker`]: static types and name resolution, then the AST [`validators`].
 //! - [`errors`]: cel-go's rendering of parse and check issues.
 //! - [`decls`]: the declaration table the checker resolves against and libraries register into;
@@ -17,7 +17,6 @@ pub mod compile;
 pub mod decls;
 pub mod errors;
 pub mod parser;
-pub mod parser_old;
 pub mod runtime;
 pub mod stdlib;
 pub mod stdlib_decls;
