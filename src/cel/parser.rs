@@ -397,8 +397,8 @@ impl<'s> Parser<'s> {
     /// The source text of tokens `a..=b`, as ANTLR's token stream gives it: with whitespace and
     /// comments, without what the lexer skipped as unrecognized.
     fn text(&self, a: usize, b: usize) -> String {
-        let (start, end) = (self.toks[a].start, self.toks[b].end.max(self.toks[b].start));
-        let end = if self.toks[b].kind == EOF { self.src.len() as u32 } else { end };
+        let start = self.toks[a].start;
+        let end = if self.toks[b].kind == EOF { self.src.len() as u32 } else { self.toks[b].end };
         let mut out = String::new();
         let mut at = start;
         for &(x, y) in self.lex_errors.iter().filter(|e| e.0 >= start && e.0 < end) {
@@ -979,7 +979,7 @@ impl<'s> Parser<'s> {
                 self.error(first.start, format!("reserved identifier: {raw}"));
                 return Ok(error_node(id.start));
             }
-            return Ok(ident(id.start, span_of(id), &name));
+            return Ok(ident(id.start, span_of(first).cover(span_of(id)), &name));
         }
         let open = self.take();
         // cel-go reports a reserved function name alone, without visiting the arguments.
