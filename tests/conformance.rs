@@ -12,9 +12,6 @@
 //! **and** when a listed check passes (the list would be lying); `UPDATE_EXPECT=1` rewrites the
 //! list (keeping each surviving entry under its heading, adding new failures under an automatic
 //! heading) and `tests/conformance/summary.md`, whose staleness also fails the test.
-//!
-//! The parser comparison (the `cel` crate's ANTLR parser, which we use, against its Pratt parser)
-//! prints both parsers' raw ASTs in cel-go's debug format and compares them with cel-go's.
 
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -548,7 +545,7 @@ impl DebugWriter {
     }
 }
 
-/// The node shapes cel-go's debug writer distinguishes, over either AST.
+/// The node shapes cel-go's debug writer distinguishes.
 enum Node<'x> {
     Lit(String, &'static str),
     Ident(&'x str),
@@ -760,90 +757,6 @@ fn debug_string(ast: &Ast) -> String {
     node_string(&our_node(&ast.root))
 }
 
-/// The `cel` crate's AST as a debug node (for the parser comparison).
-fn crate_node(e: &cel::common::ast::IdedExpr) -> Node<'_> {
-    use cel::common::ast::{EntryExpr, Expr as E, LiteralValue as L};
-    match &e.expr {
-        E::Unspecified => Node::Ident("<unspecified>"),
-        E::Literal(l) => lit_node(&match l {
-            L::Null => Literal::Null,
-            L::Boolean(b) => Literal::Bool(*b.inner()),
-            L::Int(i) => Literal::Int(*i.inner()),
-            L::UInt(u) => Literal::Uint(*u.inner()),
-            L::Double(d) => Literal::Double(*d.inner()),
-            L::String(s) => Literal::String(Rc::from(s.inner())),
-            L::Bytes(b) => Literal::Bytes(Rc::from(b.inner())),
-        }),
-        E::Ident(n) => Node::Ident(n),
-        E::Select(s) => Node::Select(Box::new(crate_node(&s.operand)), &s.field, s.test),
-        E::Call(c) => Node::Call(
-            c.target.as_ref().map(|t| Box::new(crate_node(t))),
-            &c.func_name,
-            c.args.iter().map(crate_node).collect(),
-        ),
-        E::List(l) => Node::List(l.elements.iter().map(crate_node).collect()),
-        E::Map(m) => Node::Entries(
-            None,
-            m.entries
-                .iter()
-                .filter_map(|en| match &en.expr {
-                    EntryExpr::MapEntry(me) => {
-                        Some((me.optional, Ok(crate_node(&me.key)), crate_node(&me.value)))
-                    }
-                    EntryExpr::StructField(_) => None,
-                })
-                .collect(),
-        ),
-        E::Struct(s) => Node::Entries(
-            Some(&s.type_name),
-            s.entries
-                .iter()
-                .filter_map(|en| match &en.expr {
-                    EntryExpr::StructField(f) => {
-                        Some((f.optional, Err(f.field.as_str()), crate_node(&f.value)))
-                    }
-                    EntryExpr::MapEntry(_) => None,
-                })
-                .collect(),
-        ),
-        E::Comprehension(c) => Node::Fold(
-            Box::new([
-                crate_node(&c.iter_range),
-                crate_node(&c.accu_init),
-                crate_node(&c.loop_cond),
-                crate_node(&c.loop_step),
-                crate_node(&c.result),
-            ]),
-            [&c.iter_var, &c.accu_var],
-            c.iter_var2.as_deref(),
-        ),
-    }
-}
-
-/// How each raw parser does on one expression: `(agrees on success/failure, same AST)`.
-fn compare_parser(expr: &str, want_ast: Option<&str>, pratt: bool) -> (bool, bool) {
-    let parsed = if pratt {
-        cel::parser::PrattParser::new()
-            .max_recursion_depth(250)
-            .enable_optional_syntax(true)
-            .enable_ident_escape_syntax(true)
-            .parse(expr)
-            .ok()
-    } else {
-        cel::parser::Parser::new()
-            .max_recursion_depth(250)
-            .enable_optional_syntax(true)
-            .enable_ident_escape_syntax(true)
-            .parse(expr)
-            .ok()
-    };
-    match (parsed, want_ast) {
-        (None, None) => (true, true),
-        (Some(_), None) | (None, Some(_)) => (false, false),
-        (Some(e), Some(want)) => (true, node_string(&crate_node(&e)) == want),
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Skip list
 
@@ -1046,28 +959,6 @@ fn run_all() {
         }
     }
 
-    // The parser comparison: the raw parsers against cel-go's debug ASTs.
-    let mut parser_rows: BTreeMap<&str, [usize; 5]> = BTreeMap::new(); // total, antlr ok/ast, pratt ok/ast
-    for t in tests {
-        let file = t["file"].as_str().unwrap_or_default();
-        let want = match (t["mode"].as_str(), file) {
-            (Some("parse"), _) => t["expected"]["ast"].as_str(),
-            (_, "parse") => t["celGo"]["ast"].as_str(),
-            _ => continue,
-        };
-        if file == "parse" && want.is_none() {
-            continue;
-        }
-        let expr = t["expr"].as_str().unwrap_or_default();
-        let row = parser_rows.entry(file_label(file)).or_default();
-        row[0] += 1;
-        for (k, pratt) in [(1, false), (3, true)] {
-            let (ok, same) = catch_unwind(AssertUnwindSafe(|| compare_parser(expr, want, pratt)))
-                .unwrap_or((false, false));
-            row[k] += ok as usize;
-            row[k + 1] += same as usize;
-        }
-    }
     std::panic::set_hook(default_hook);
 
     // Compare with the skip list.
@@ -1097,7 +988,7 @@ fn run_all() {
         }
     }
 
-    let summary = render_summary(&checks, &parser_rows, &skip_for(&checks, &skip));
+    let summary = render_summary(&checks, &skip_for(&checks, &skip));
     let new_skip = skip_for(&checks, &skip).render();
     let summary_path = dir().join("summary.md");
     let update = std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1");
@@ -1140,15 +1031,6 @@ fn run_all() {
 
 thread_local! {
     static LAST_PANIC: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
-}
-
-fn file_label(file: &str) -> &'static str {
-    match file {
-        "parse" => "cel-spec parse (conformance file)",
-        "cel-go/parsing" => "cel-go/parsing",
-        "cel-go/comprehensions" => "cel-go/comprehensions (unexpanded two-variable macros)",
-        _ => "other",
-    }
 }
 
 /// The skip list these results call for: surviving entries keep their heading, passing ones
@@ -1241,11 +1123,7 @@ impl SkipList {
     }
 }
 
-fn render_summary(
-    checks: &[Check<'_>],
-    parser_rows: &BTreeMap<&str, [usize; 5]>,
-    skip: &SkipList,
-) -> String {
+fn render_summary(checks: &[Check<'_>], skip: &SkipList) -> String {
     let mut per_file: BTreeMap<&str, (Count, Count)> = BTreeMap::new();
     let mut per_section: BTreeMap<(&str, &str), Count> = BTreeMap::new();
     let (mut total, mut types) = (Count::default(), Count::default());
@@ -1351,42 +1229,6 @@ fn render_summary(
                 writeln!(s, "| {f}/{sec} | {}/{} | {} |", k.passed, k.passed + k.failed, k.not_run);
         }
     }
-    let _ = writeln!(s, "\n## Parser: the `cel` crate's ANTLR parser against its Pratt parser\n");
-    let _ = writeln!(
-        s,
-        "Raw parser output (standard macros, optional syntax, backtick identifiers, depth 250) in \
-         cel-go's debug format, against cel-go's AST. *Agrees*: parses exactly when cel-go does. \
-         *Same AST*: and prints identically.\n"
-    );
-    let _ = writeln!(
-        s,
-        "| suite | tests | ANTLR agrees | ANTLR same AST | Pratt agrees | Pratt same AST |"
-    );
-    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|");
-    let mut sum = [0usize; 5];
-    for (label, r) in parser_rows {
-        for i in 0..5 {
-            sum[i] += r[i];
-        }
-        let _ = writeln!(
-            s,
-            "| {label} | {} | {} | {} | {} | {} |",
-            r[0],
-            pct(r[1], r[0]),
-            pct(r[2], r[0]),
-            pct(r[3], r[0]),
-            pct(r[4], r[0])
-        );
-    }
-    let _ = writeln!(
-        s,
-        "| **all** | {} | {} | {} | {} | {} |",
-        sum[0],
-        pct(sum[1], sum[0]),
-        pct(sum[2], sum[0]),
-        pct(sum[3], sum[0]),
-        pct(sum[4], sum[0])
-    );
     let _ = writeln!(s, "\n## Skip list by reason\n");
     let _ = writeln!(s, "| reason | checks |");
     let _ = writeln!(s, "|---|---:|");

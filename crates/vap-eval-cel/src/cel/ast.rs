@@ -1,5 +1,6 @@
-//! The checked-and-evaluated form of a CEL expression: the `cel` crate's parse tree, converted to
-//! our own nodes with dense ids, cel-go positions and full source spans.
+//! The checked-and-evaluated form of a CEL expression, as [`parser`](super::parser) builds it:
+//! cel-go's node shapes (macros expanded), with dense ids, cel-go positions and full source
+//! spans.
 //!
 //! Every node carries two locations:
 //! - `pos`: the byte offset cel-go reports for the node (an operator's token, a call's `(`,

@@ -2,7 +2,7 @@
 //! evaluation, built for speed; the checker and the declaration tables, which run once per
 //! expression, are in `vap-eval-k8s` (built for size), whose `cel` module re-exports these.
 //!
-//! - [`parser`]: the `cel` crate's parser, guarded by cel-go's limits, converted into [`ast`].
+//! - [`parser`]: our lexer and recursive-descent parser for cel-go's grammar, producing [`ast`].
 //! - [`decls`]: the declaration table the checker resolves against and libraries register into.
 //! - [`types`]: static types.
 //! - [`value`]: runtime values, borrowing the input JSON.
