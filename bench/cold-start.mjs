@@ -78,6 +78,9 @@ try {
         wasmBytes: wasm?.encodedBodySize,
         domContentLoadedMs: performance.getEntriesByType("navigation")[0]?.domContentLoadedEventEnd,
         resources: performance.getEntriesByType("resource").map((e) => [new URL(e.name).pathname, Math.round(e.startTime), Math.round(e.responseEnd)]),
+        // www/main.js's start-up marks: start() runs, inputs in the editors, engine ready,
+        // first evaluate() returned (then the render, then window.__vapFirstResultMs).
+        marks: Object.fromEntries(performance.getEntriesByType("mark").filter((m) => m.name.startsWith("vap-")).map((m) => [m.name, Math.round(m.startTime)])),
       };
     });
     await context.close();
@@ -92,6 +95,10 @@ try {
 }
 const s = [...runs].sort((a, b) => a - b);
 const median = s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+const med2 = (get) => {
+  const v = details.map(get).filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  return v.length ? v[v.length >> 1] : null;
+};
 const med = (k) => {
   const v = details.map((d) => d[k]).filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   return v.length ? +v[v.length >> 1].toFixed(1) : null;
@@ -103,6 +110,7 @@ console.log(
     wasmFetchEndMs: med("wasmFetchEndMs"),
     domContentLoadedMs: med("domContentLoadedMs"),
     firstEvaluateMs: med("evalMs"),
+    marks: Object.fromEntries(["vap-start", "vap-inputs-ready", "vap-engine-ready", "vap-first-evaluated", "vap-first-result"].map((k) => [k, med2((d) => d.marks?.[k])])),
     timeline: details[details.length >> 1]?.resources,
     note: useShim ? "pkg/ has no evaluate export yet: served the bench package with an evaluate shim" : null,
   }),

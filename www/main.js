@@ -81,6 +81,7 @@ function evaluateNow() {
     return;
   }
   const ms = performance.now() - t0;
+  if (firstResult) performance.mark('vap-first-evaluated');
   const current = texts();
   const { tree, diagnostics } = renderResult(result, (d) => locateDiagnostic(d, current, 'evaluate'));
   show($('notice'), null);
@@ -200,6 +201,7 @@ async function loadPackage() {
 }
 
 async function start() {
+  performance.mark('vap-start');
   // The wasm download/compile and the example fetches run concurrently.
   const pkgPromise = loadPackage();
   pkgPromise.catch(() => {});
@@ -225,9 +227,11 @@ async function start() {
     if (!state.expression) state.expression = 'object.spec.replicas * 2';
   }
   writeEditors();
+  performance.mark('vap-inputs-ready');
 
   try {
     pkg = await pkgPromise;
+    performance.mark('vap-engine-ready');
   } catch (e) {
     document.body.dataset.state = 'error';
     show(
