@@ -73,7 +73,11 @@ page_tests() { find tests/node -maxdepth 1 -name '*.page.test.mjs' 2>/dev/null |
 
 # ---------------------------------------------------------------------------------------------
 section "cargo fmt --check"
-cargo fmt --check || fail "run: cargo fmt"
+cargo fmt --all --check || fail "run: cargo fmt --all"
+end_section
+
+section "Markdown links (scripts/check-doc-links.mjs)"
+node scripts/check-doc-links.mjs || fail "fix the links above"
 end_section
 
 section "clippy (native, all targets)"
