@@ -21,6 +21,7 @@
 //! Parser: `saphyr-parser` (event parser with spans; ~64 KB brotli in wasm with the converter).
 
 use std::collections::{BTreeMap, HashMap};
+use vap_eval_cel::hash::FastMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as YSpan, Tag};
 use serde_json::{Map, Number, Value};
@@ -439,7 +440,7 @@ impl<'a> Converter<'a> {
     fn mapping(&mut self, start: Span, path: &str, key_span: Option<Span>) -> ParseStep<Value> {
         let mut map = Map::new();
         let mut merged: Vec<Map<String, Value>> = Vec::new();
-        let mut key_lines: HashMap<String, usize> = HashMap::new();
+        let mut key_lines: FastMap<String, usize> = FastMap::default();
         let end;
         loop {
             let (kev, ks) = self.next()?;
@@ -494,8 +495,11 @@ impl<'a> Converter<'a> {
             let (vev, vs) = self.next()?;
             let p = child_path(path, &key);
             let v = self.node(vev, vs, &p, Some(ksp))?;
-            let (line, _) = line_col(self.full, ksp.start as usize);
-            if let Some(first) = key_lines.get(&key) {
+            // Lines are counted only for the message: counting them for every key made loading
+            // quadratic in the document's length.
+            if let Some(&first) = key_lines.get(&key) {
+                let (line, _) = line_col(self.full, ksp.start as usize);
+                let (first, _) = line_col(self.full, first);
                 self.soft_errors.push(self.error_at(
                     ksp,
                     format!("yaml: unmarshal errors:\n  line {line}: key {} already set in map (first at line {first})", super::field::go_quote(&key)),
@@ -503,7 +507,7 @@ impl<'a> Converter<'a> {
                 ));
                 continue;
             }
-            key_lines.insert(key.clone(), line);
+            key_lines.insert(key.clone(), ksp.start as usize);
             map.insert(key, v);
         }
         for m in merged {
