@@ -843,7 +843,11 @@ mod tests {
         // go-yaml v2 resolves the key `y` as the boolean true.
         assert_eq!(docs[0].value["m"], json!({"w": 2, "true": 3, "x": 1}));
         assert_eq!(errs.len(), 1);
-        assert!(errs[0].message.contains("key \"z\" already set in map"));
+        assert!(
+            errs[0].message.contains("line 7: key \"z\" already set in map (first at line 6)"),
+            "{}",
+            errs[0].message
+        );
     }
 
     #[test]
