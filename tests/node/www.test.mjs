@@ -382,3 +382,13 @@ test('examples: index.json lists existing files; every manifest holds a policy a
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.yaml'));
   for (const f of files) assert.ok(names.has(f.split('.')[0]), `${f} is not listed in index.json`);
 });
+
+test('index.html preloads exactly the default example\'s files (cold start)', () => {
+  const www = new URL('../../www/', import.meta.url);
+  const index = JSON.parse(fs.readFileSync(new URL('examples/index.json', www), 'utf8'));
+  const ex = index.examples.find((e) => e.name === index.default);
+  const want = ['manifests', 'object', 'oldObject', 'request'].filter((k) => ex[k]).map((k) => `examples/${ex[k]}`);
+  const html = fs.readFileSync(new URL('index.html', www), 'utf8');
+  const preloaded = [...html.matchAll(/<link rel="preload" href="(examples\/[^"]+)" as="fetch" crossorigin>/g)].map((m) => m[1]);
+  assert.deepEqual(preloaded.sort(), want.sort());
+});
