@@ -163,7 +163,7 @@ p(`  wasm e2e ≤ cel-js e2e with correct ints          ${f(wasm.e2eUs)} / ${f(c
 p(`    (aim: ≤ cel-js's plain e2e                      ${f(wasm.e2eUs)} / ${f(celjs.e2eUs)} = ${ratio2plain.toFixed(2)}  ${ratio2plain <= 1 ? "met" : "not met"})`);
 p();
 for (const [label, s] of [["Package", sizeShipped], ["Bench package (whole pipeline + bench exports)", sizeBench]])
-  p(`${label} ${s.file}: raw ${kb(s.raw)}, gzip -9 ${kb(s.gzip9)}, brotli q11 ${kb(s.brotli11)}`);
+  p(`${label} ${s.file}: raw ${kb(s.raw)}, gzip (zlib level 9) ${kb(s.gzip9)}, brotli q11 ${kb(s.brotli11)}`);
 p(`  bar gzip ≤ ${kb(GZIP_BAR)} (${size.file})${" ".repeat(Math.max(1, 38 - size.file.length))}${bar(size.gzip9 <= GZIP_BAR)}${shippedHasEvaluate ? "" : "  (pkg/ has no evaluate() yet, so LTO drops the pipeline from it; the bar applies to the bench package)"}`);
 if (cold) {
   p(`Cold start, headless Chromium, www/ → first rendered result: median ${f(cold.medianMs)} ms of ${cold.runs.length} fresh loads [${cold.runs.map((x) => x.toFixed(0)).join(", ")}]`);
