@@ -34,10 +34,13 @@ function writeEditors() {
     editors[id].value = state[id];
     updateGutter(editors[id], false);
   }
-  // Reading scrollTop forces a layout: do it once, with the next frame's.
-  requestAnimationFrame(() => {
-    for (const id of EDITOR_IDS) syncGutterScroll(editors[id]);
-  });
+  // Reading scrollTop forces a layout: do it once, with the next frame's, and not at all while
+  // the page starts (nothing is scrolled yet, and the first result should not wait for it).
+  if (!firstResult) {
+    requestAnimationFrame(() => {
+      for (const id of EDITOR_IDS) syncGutterScroll(editors[id]);
+    });
+  }
   if (versions.length) $('version').value = chooseVersion(state.version, versions);
   $('example').value = examples.some((e) => e.name === state.example) ? state.example : '';
 }
