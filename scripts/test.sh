@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # All of vap-eval's checks and tests, in order, failing fast. Steps whose test files don't exist
-# yet are skipped with a notice. Needs what .ci/run installs (wasm32 target, wasm-bindgen-cli,
-# chromium + chromium-driver, npm packages); missing npm packages are installed here with `npm ci`.
+# yet are skipped with a notice. First installs what is missing (scripts/setup.sh: the wasm32
+# target, wasm-bindgen-cli, chromium + chromium-driver, npm packages), so it runs on a fresh
+# machine with Rust and Node.
 #
 # Env: VAP_SKIP_BROWSER=1 skips the headless-Chromium steps (e.g. on a machine without Chromium).
 set -euo pipefail
@@ -72,6 +73,10 @@ node_tests() { find tests/node -maxdepth 1 -name '*.test.mjs' ! -name '*.page.te
 page_tests() { find tests/node -maxdepth 1 -name '*.page.test.mjs' 2>/dev/null | sort; }
 
 # ---------------------------------------------------------------------------------------------
+section "setup (scripts/setup.sh: installs only what is missing)"
+bash scripts/setup.sh
+end_section
+
 section "cargo fmt --check"
 cargo fmt --all --check || fail "run: cargo fmt --all"
 end_section
