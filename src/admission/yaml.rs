@@ -562,12 +562,8 @@ impl<'a> Converter<'a> {
 
 /// 1-based line and column (columns count characters) of a byte offset.
 pub fn line_col(text: &str, byte: usize) -> (usize, usize) {
-    let byte = byte.min(text.len());
-    let before = text.get(..byte).unwrap_or("");
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let column = before[line_start..].chars().count() + 1;
-    (line, column)
+    let (line, column) = crate::diagnostic::line_column(text, byte.min(u32::MAX as usize) as u32);
+    (line as usize, column as usize)
 }
 
 fn key_string(v: &Value) -> String {

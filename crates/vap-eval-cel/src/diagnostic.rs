@@ -104,3 +104,40 @@ impl Diagnostic {
         self
     }
 }
+
+/// (1-based line, 0-based code-point column, byte offset of the line start) of a byte offset.
+pub type Location = (u32, u32, usize);
+
+/// 1-based line and 1-based code-point column of a byte offset, as cel-go and go-yaml print them.
+/// Offsets past the end (or inside a character) are clamped to the nearest preceding character
+/// boundary. Lines are split on `\n` only.
+pub fn line_column(text: &str, offset: u32) -> (u32, u32) {
+    let (line, col0, _) = locate(text, offset);
+    (line, col0 + 1)
+}
+
+/// 1-based line and 1-based column counted in UTF-16 code units (what JavaScript editors use).
+pub fn line_column_utf16(text: &str, offset: u32) -> (u32, u32) {
+    let (line, _, line_start) = locate(text, offset);
+    let end = clamp(text, offset as usize);
+    let col: usize = text[line_start..end].chars().map(char::len_utf16).sum();
+    (line, col as u32 + 1)
+}
+
+/// The [`Location`] of a byte offset (clamped like [`line_column`]).
+pub fn locate(text: &str, offset: u32) -> Location {
+    let end = clamp(text, offset as usize);
+    let head = &text[..end];
+    let line_start = head.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let line = head.bytes().filter(|&b| b == b'\n').count() as u32 + 1;
+    let col = text[line_start..end].chars().count() as u32;
+    (line, col, line_start)
+}
+
+fn clamp(text: &str, offset: usize) -> usize {
+    let mut o = offset.min(text.len());
+    while !text.is_char_boundary(o) {
+        o -= 1;
+    }
+    o
+}

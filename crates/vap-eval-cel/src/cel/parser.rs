@@ -1675,15 +1675,7 @@ fn sort_by(pos: u32, span: Span, target: Expr, v: &str, mut args: Vec<Expr>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// 1-based line and code-point column of a byte offset, as cel-go prints them (the
-    /// checker's error rendering, in vap-eval-k8s, does the same).
-    fn line_column(src: &str, offset: u32) -> (u32, u32) {
-        let head = &src[..offset as usize];
-        let line_start = head.rfind('\n').map_or(0, |i| i + 1);
-        let line = head.matches('\n').count() as u32 + 1;
-        (line, head[line_start..].chars().count() as u32 + 1)
-    }
+    use crate::diagnostic::line_column;
 
     fn text(src: &str, span: Span) -> &str {
         &src[span.start as usize..span.end as usize]

@@ -25,9 +25,6 @@ pub const MAX_ERRORS_TO_REPORT: usize = 100;
 const MAX_SNIPPET_LENGTH: usize = 16_384;
 const SOURCE_NAME: &str = "<input>";
 
-/// (1-based line, 0-based code-point column, byte offset of the line start).
-type Location = (u32, u32, usize);
-
 /// One issue to render: its message and byte offset (`None`: no location).
 #[derive(Clone, Copy, Debug)]
 pub struct IssueRef<'a> {
@@ -35,37 +32,9 @@ pub struct IssueRef<'a> {
     pub offset: Option<u32>,
 }
 
-/// 1-based line and 1-based code-point column of a byte offset, as cel-go prints them. Offsets
-/// past the end (or inside a character) are clamped to the nearest preceding character boundary.
-pub fn line_column(source: &str, offset: u32) -> (u32, u32) {
-    let (line, col0, _) = locate(source, offset);
-    (line, col0 + 1)
-}
-
-/// 1-based line and 1-based column counted in UTF-16 code units (what JavaScript editors use).
-pub fn line_column_utf16(source: &str, offset: u32) -> (u32, u32) {
-    let (line, _, line_start) = locate(source, offset);
-    let end = clamp(source, offset as usize);
-    let col: usize = source[line_start..end].chars().map(char::len_utf16).sum();
-    (line, col as u32 + 1)
-}
-
-fn clamp(source: &str, offset: usize) -> usize {
-    let mut o = offset.min(source.len());
-    while !source.is_char_boundary(o) {
-        o -= 1;
-    }
-    o
-}
-
-fn locate(source: &str, offset: u32) -> Location {
-    let end = clamp(source, offset as usize);
-    let head = &source[..end];
-    let line_start = head.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let line = head.bytes().filter(|&b| b == b'\n').count() as u32 + 1;
-    let col = source[line_start..end].chars().count() as u32;
-    (line, col, line_start)
-}
+// The positions cel-go prints (the same arithmetic as YAML diagnostics and the parser's).
+pub use vap_eval_cel::diagnostic::{line_column, line_column_utf16};
+use vap_eval_cel::diagnostic::{locate, Location};
 
 /// Render issues in cel-go's format. `issues` are in report order.
 pub fn render(source: &str, issues: &[IssueRef<'_>]) -> String {
