@@ -2,59 +2,18 @@
 // Cold start of the playground in headless Chromium: navigation start → first rendered
 // evaluation result (`window.__vapFirstResultMs`, set by www/main.js), over N fresh page loads
 // (each in a new browser context: no HTTP cache, no compiled-wasm cache). Prints one JSON object.
-//   node bench/cold-start.mjs [N=7] [pkg-bench-dir]
-// Serves the repository root on 127.0.0.1 (free port). While the package (pkg/) does not export
-// `evaluate` yet, /pkg/ is served from the bench package (cargo feature `bench`) behind a shim
-// module whose `evaluate` calls the bench stand-in `benchEvaluate` — noted in the output.
+//   node bench/cold-start.mjs [N=7]
+// Serves the repository root on 127.0.0.1 (scripts/serve.mjs, a free port); needs pkg/ built.
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { launchChromium } from "../tests/node/page-helpers.mjs";
+import { launchChromium, serveRepo } from "../tests/node/page-helpers.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const N = Number(process.argv[2] ?? 7);
-const pkgBench = process.argv[3] ?? path.join(repo, "bench/.out/pkg-bench");
-const shippedJs = path.join(repo, "pkg/vap_eval.js");
-if (!fs.existsSync(shippedJs)) throw new Error("pkg/ is not built: bash scripts/build-pkg.sh");
-const useShim = !/export function evaluate\s*\(/.test(fs.readFileSync(shippedJs, "utf8"));
-
-const SHIM = `// bench shim: the package's evaluate() through the bench stand-in benchEvaluate
-import init, * as m from './vap_eval_bench.js';
-export * from './vap_eval_bench.js';
-export default init;
-export function evaluate(manifests, input, options) {
-  return JSON.parse(m.benchEvaluate(manifests, JSON.stringify(input ?? {}), JSON.stringify(options ?? {})));
-}
-`;
-const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".json": "application/json", ".wasm": "application/wasm", ".yaml": "text/yaml; charset=utf-8" };
-
-function resolve(rel) {
-  if (useShim && rel.startsWith("/pkg/")) {
-    const name = rel.slice(5);
-    if (name === "vap_eval.js") return { body: SHIM, type: TYPES[".js"] };
-    if (name === "vap_eval_bench.js") return { file: path.join(pkgBench, "vap_eval.js") };
-    return { file: path.join(pkgBench, name) };
-  }
-  let file = path.join(repo, rel);
-  if (!file.startsWith(repo)) return null;
-  if (rel.endsWith("/")) file = path.join(file, "index.html");
-  return { file };
-}
-
-const server = http.createServer((req, res) => {
-  const rel = decodeURIComponent(new URL(req.url, "http://x").pathname);
-  const r = resolve(rel);
-  try {
-    const body = r.body ?? fs.readFileSync(r.file);
-    res.writeHead(200, { "content-type": r.type ?? TYPES[path.extname(r.file)] ?? "application/octet-stream", "cache-control": "no-store" });
-    res.end(body);
-  } catch {
-    res.writeHead(404).end("not found");
-  }
-});
-await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-const url = `http://127.0.0.1:${server.address().port}/www/`;
+if (!fs.existsSync(path.join(repo, "pkg/vap_eval.js"))) throw new Error("pkg/ is not built: bash scripts/build-pkg.sh");
+const server = await serveRepo(repo);
+const url = `${server.url}www/`;
 
 const browser = await launchChromium();
 const runs = [];
@@ -91,7 +50,7 @@ try {
   }
 } finally {
   await browser.close();
-  server.close();
+  await server.close();
 }
 const s = [...runs].sort((a, b) => a - b);
 const median = s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -112,6 +71,5 @@ console.log(
     firstEvaluateMs: med("evalMs"),
     marks: Object.fromEntries(["vap-start", "vap-inputs-ready", "vap-engine-ready", "vap-first-evaluated", "vap-first-result"].map((k) => [k, med2((d) => d.marks?.[k])])),
     timeline: details[details.length >> 1]?.resources,
-    note: useShim ? "pkg/ has no evaluate export yet: served the bench package with an evaluate shim" : null,
   }),
 );

@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 // Our engine compiled to wasm, under Node, on the standard benchmark; prints one JSON object.
 // Run by bench/run.mjs (which builds the packages first):
-//   node bench/wasm-node.mjs <bench-dir> <pkg-bench-dir> [<pkg-dir>]
+//   node bench/wasm-node.mjs <bench-dir> <pkg-bench-dir> <pkg-dir>
 // Uses the bench-only export `Bench` (cargo feature `bench`) of bench/.out/pkg-bench/, and for
-// the per-request `evaluate` the shipped package's `evaluate` when it exports one (else the
-// bench package's stand-in `benchEvaluate`, with the same input and output).
+// the per-request `evaluate` the shipped package's JS API.
 //
 // Env: BENCH_RUNS (timed samples, default 400), BENCH_WARMUP (default 200).
 // Figures (µs, wall clock in this process):
@@ -89,15 +88,10 @@ const perExpr = cases.map((c, i) => ({
 const e2eUs = sample("wasm e2e", () => bench.endToEnd(text), (l, c) => verify(l, c));
 
 // evaluate() through the JS API.
-let api = "benchEvaluate (bench stand-in: the package does not export evaluate yet)";
-let evaluate = (manifests, input, options) => JSON.parse(b.benchEvaluate(manifests, JSON.stringify(input), JSON.stringify(options)));
-if (pkgShipped && fs.existsSync(path.join(pkgShipped, "vap_eval.js"))) {
-  const shipped = await load(pkgShipped);
-  if (typeof shipped.evaluate === "function") {
-    api = "evaluate (the package's JS API)";
-    evaluate = (m, i, o) => shipped.evaluate({ manifests: m, ...i, ...o });
-  }
-}
+if (!pkgShipped || !fs.existsSync(path.join(pkgShipped, "vap_eval.js"))) throw new Error("usage: wasm-node.mjs <bench-dir> <pkg-bench-dir> <pkg-dir>; pkg/ must be built");
+const shipped = await load(pkgShipped);
+const api = "evaluate (the package's JS API)";
+const evaluate = (m, i, o) => shipped.evaluate({ manifests: m, ...i, ...o });
 const policy = b.benchPolicyYaml();
 const plain = (r) => (typeof r === "string" ? JSON.parse(r) : r instanceof Map ? Object.fromEntries(r) : r);
 const checkEvaluate = (label, r) => {

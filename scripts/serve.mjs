@@ -1,15 +1,17 @@
 #!/usr/bin/env node
-// Serves the repository root statically (the playground www/ imports ../pkg/), with the MIME
-// types a browser needs (application/wasm for streaming compilation, text/javascript for
-// modules), on HOST:PORT (default 127.0.0.1:8080). Used by scripts/run.sh; Ctrl-C stops it.
+// A static file server for the repository root (the playground www/ imports ../pkg/), with the
+// MIME types a browser needs (application/wasm for streaming compilation, text/javascript for
+// modules). The one server of the project: scripts/run.sh runs this file; the page tests and the
+// cold-start benchmark import `serveStatic` (tests/node/page-helpers.mjs).
+//
+//   node scripts/serve.mjs      serves on HOST:PORT (default 127.0.0.1:8080) until Ctrl-C
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const HOST = process.env.HOST || "127.0.0.1";
-const PORT = Number(process.env.PORT || 8080);
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
 const TYPES = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -20,29 +22,52 @@ const TYPES = {
   ".yaml": "text/yaml; charset=utf-8",
   ".ts": "text/plain; charset=utf-8",
   ".md": "text/plain; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
   ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
 };
 
-const server = http.createServer((req, res) => {
-  let rel;
-  try {
-    rel = decodeURIComponent(new URL(req.url, "http://x").pathname);
-  } catch {
-    return res.writeHead(400).end("bad request");
-  }
-  let file = path.join(root, rel);
-  if (file !== root && !file.startsWith(root + path.sep)) return res.writeHead(403).end("forbidden");
-  fs.stat(file, (err, st) => {
-    if (!err && st.isDirectory()) {
-      if (!rel.endsWith("/")) return res.writeHead(301, { location: rel + "/" }).end();
-      file = path.join(file, "index.html");
+/**
+ * Serves `root` on `host:port` (port 0: any free port), without caching. Resolves to
+ * `{ url, port, close }` once listening; `url` ends with "/". `log` is called per request.
+ */
+export async function serveStatic({ root = repoRoot, host = "127.0.0.1", port = 0, log = null } = {}) {
+  root = path.resolve(root);
+  const server = http.createServer((req, res) => {
+    let rel;
+    try {
+      rel = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    } catch {
+      return res.writeHead(400).end("bad request");
     }
-    fs.readFile(file, (err, body) => {
-      if (err) return res.writeHead(404, { "content-type": "text/plain" }).end("not found");
-      res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream", "cache-control": "no-cache" });
-      res.end(body);
-      console.log(`${req.method} ${rel} 200`);
+    let file = path.join(root, rel);
+    if (file !== root && !file.startsWith(root + path.sep)) return res.writeHead(403).end("forbidden");
+    fs.stat(file, (err, st) => {
+      if (!err && st.isDirectory()) {
+        if (!rel.endsWith("/")) return res.writeHead(301, { location: rel + "/" }).end();
+        file = path.join(file, "index.html");
+      }
+      fs.readFile(file, (err, body) => {
+        const status = err ? 404 : 200;
+        log?.(`${req.method} ${rel} ${status}`);
+        if (err) return res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+        res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
+        res.end(body);
+      });
     });
   });
-});
-server.listen(PORT, HOST, () => console.log(`serving ${root} at http://${HOST}:${PORT}/ (playground: /www/)`));
+  await new Promise((resolve) => server.listen(port, host, resolve));
+  const actual = server.address().port;
+  return {
+    url: `http://${host}:${actual}/`,
+    port: actual,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  const host = process.env.HOST || "127.0.0.1";
+  const { url } = await serveStatic({ host, port: Number(process.env.PORT || 8080), log: console.log });
+  console.log(`serving ${repoRoot} at ${url} (playground: ${url}www/)`);
+}

@@ -79,23 +79,6 @@ pub fn bench_policy_yaml() -> String {
     crate::bench::POLICY_YAML.to_string()
 }
 
-/// Stand-in for the JS API's `evaluate(manifests, input, options)` until `src/wasm.rs` exports
-/// it: `input_json` is `{object?, oldObject?, request?}` (texts or objects), `options_json`
-/// `{kubernetesVersion?}`; returns the EvaluateResult as JSON text.
-#[wasm_bindgen(js_name = benchEvaluate)]
-pub fn bench_evaluate(
-    manifests: &str,
-    input_json: &str,
-    options_json: &str,
-) -> Result<String, JsError> {
-    let mut input: crate::api::EvaluateInput =
-        serde_json::from_str(input_json).map_err(|e| JsError::new(&e.to_string()))?;
-    let options: Json = serde_json::from_str(options_json).unwrap_or(Json::Null);
-    input.manifests = crate::api::Manifests::Text(manifests.to_string());
-    input.kubernetes_version = options["kubernetesVersion"].as_str().map(str::to_string);
-    serde_json::to_string(&crate::api::evaluate(&input)).map_err(|e| JsError::new(&e.to_string()))
-}
-
 /// `api::evaluate_expression` with no variables: the value as JSON, or `{"error": message}`
 /// (bench/tz-check.mjs compares it with the native build).
 #[wasm_bindgen(js_name = benchEvaluateExpression)]

@@ -8,55 +8,13 @@
 //   const page = await browser.newPage();
 //   await page.goto(server.url + "www/");
 //   ...; await browser.close(); await server.close();
-import http from "node:http";
-import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { serveStatic, repoRoot } from "../../scripts/serve.mjs";
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-
-const TYPES = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".json": "application/json",
-  ".wasm": "application/wasm",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".txt": "text/plain; charset=utf-8",
-  ".yaml": "text/yaml; charset=utf-8",
-  ".d.ts": "text/plain; charset=utf-8",
-};
+export { repoRoot, serveStatic };
 
 /** Serves `root` (default: the repository) statically on 127.0.0.1, on a free port. */
-export async function serveRepo(root = repoRoot) {
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, "http://x");
-    let file = path.join(root, decodeURIComponent(url.pathname));
-    if (!file.startsWith(root)) return res.writeHead(403).end();
-    try {
-      if (fs.statSync(file).isDirectory()) {
-        if (!url.pathname.endsWith("/")) return res.writeHead(301, { location: url.pathname + "/" }).end();
-        file = path.join(file, "index.html");
-      }
-      const body = fs.readFileSync(file);
-      res.writeHead(200, {
-        "content-type": TYPES[path.extname(file)] ?? "application/octet-stream",
-        "cache-control": "no-store",
-      });
-      res.end(body);
-    } catch {
-      res.writeHead(404).end("not found");
-    }
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
+export function serveRepo(root = repoRoot) {
+  return serveStatic({ root });
 }
 
 /** Headless Debian Chromium (/usr/bin/chromium, or $CHROMIUM) through playwright-core. */

@@ -1,13 +1,13 @@
 // node --test tests/node/playground.page.test.mjs — the playground (www/) end to end in headless
 // Chromium against the real package (pkg/, build it first: bash scripts/build-pkg.sh).
-// Serves the repository root itself (node:http, 127.0.0.1, free port), so no other server is needed.
+// Serves the repository root itself (scripts/serve.mjs on 127.0.0.1, a free port).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { serveStatic } from '../../scripts/serve.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -21,45 +21,6 @@ const ARGS = [
   '--disable-sync',
   '--no-first-run',
 ];
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.yaml': 'text/yaml; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.ts': 'text/plain; charset=utf-8',
-};
-
-/** A static file server for `root` on 127.0.0.1 and a free port. */
-function serve(root) {
-  const server = http.createServer((req, res) => {
-    let rel;
-    try {
-      rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    } catch {
-      res.writeHead(400).end();
-      return;
-    }
-    let file = path.join(root, rel);
-    if (!file.startsWith(root)) {
-      res.writeHead(403).end();
-      return;
-    }
-    if (rel.endsWith('/')) file = path.join(file, 'index.html');
-    fs.readFile(file, (err, body) => {
-      if (err) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-        return;
-      }
-      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
-      res.end(body);
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
 const index = JSON.parse(fs.readFileSync(path.join(ROOT, 'www/examples/index.json'), 'utf8'));
 const preloaded = index.examples.find((e) => e.name === index.default);
 
@@ -70,14 +31,14 @@ test('playground in headless Chromium', async (t) => {
     return;
   }
   const { chromium } = await import('playwright-core');
-  const server = await serve(ROOT);
-  const base = `http://127.0.0.1:${server.address().port}`;
+  const server = await serveStatic({ root: ROOT });
+  const base = `http://127.0.0.1:${server.port}`;
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-eval-chromium-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
   const problems = [];
   t.after(async () => {
     await context.close();
-    server.close();
+    await server.close();
     fs.rmSync(profile, { recursive: true, force: true });
   });
 
