@@ -12,22 +12,11 @@ use super::util::{owned, str_arg};
 use super::{Ctx, Fail, Registry, R};
 use crate::cel::value::{format_double, format_duration, format_timestamp, Value};
 
-fn type_desc(v: &Value<'_>) -> &'static str {
+/// The type string.format's errors name: the CEL type name, except "opaque" for library values.
+fn type_desc<'v>(v: &'v Value<'_>) -> &'v str {
     match v {
-        Value::Null => "null_type",
-        Value::Bool(_) => "bool",
-        Value::Int(_) => "int",
-        Value::Uint(_) => "uint",
-        Value::Double(_) => "double",
-        Value::String(_) => "string",
-        Value::Bytes(_) => "bytes",
-        Value::Duration(_) => "google.protobuf.Duration",
-        Value::Timestamp(_) => "google.protobuf.Timestamp",
-        Value::List(_) => "list",
-        Value::Map(_) => "map",
-        Value::Type(_) => "type",
-        Value::Optional(_) => "optional_type",
         Value::Opaque(_) => "opaque",
+        other => other.type_name(),
     }
 }
 
