@@ -1,14 +1,22 @@
 #!/usr/bin/env node
-// Cold start of the playground in headless Chromium: navigation start → first rendered
-// evaluation result (`window.__vapFirstResultMs`, set by www/main.js), over N fresh page loads
-// (each in a new browser context: no HTTP cache, no compiled-wasm cache). Prints one JSON object.
+// Cold start of the playground in headless Chromium, over N fresh page loads (each in a new
+// browser context: no HTTP cache, no compiled-wasm cache). Prints one JSON object.
 //   node bench/cold-start.mjs [N=7] [PAGE=www/]
+// Serves the repository root on 127.0.0.1 (scripts/serve.mjs, a free port); needs pkg/ built.
+//
+// Two figures per load, both from navigation start:
+// - first result: the first evaluation result is in the DOM (`window.__vapFirstResultMs`, set by
+//   www/main.js) — the figure held against the bar;
+// - painted: the frame that shows it has been laid out and painted (`__vapFirstPaintedMs`).
+// Each playground load alternates with a load of bench/baseline/ (an empty page with one module
+// script, timed to its first frame the same way): what any page costs on this machine and
+// browser. The playground's own cost is the difference; absolute figures move by ±30 % with
+// the load of the shared machine.
 //
 // The harness stays off the page's main thread until the result is there: it polls one global
 // with a bare CDP Runtime.evaluate. (Playwright's waitForFunction first injects its own script,
 // ~0.5 MB of JavaScript that took 20-30 ms of the main thread in the middle of start-up, and
 // that time was counted as the page's.)
-// Serves the repository root on 127.0.0.1 (scripts/serve.mjs, a free port); needs pkg/ built.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,77 +27,104 @@ const N = Number(process.argv[2] ?? 7);
 const PAGE = process.argv[3] ?? "www/";
 if (!fs.existsSync(path.join(repo, "pkg/vap_eval.js"))) throw new Error("pkg/ is not built: bash scripts/build-pkg.sh");
 const server = await serveRepo(repo);
-const url = `${server.url}${PAGE}`;
+
+/** Polls `window[name]` every 10 ms through CDP alone (no script injected); its number. */
+async function poll(cdp, name, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const r = await cdp
+      .send("Runtime.evaluate", { expression: `window.${name}`, returnByValue: true })
+      .catch(() => null); // the document may still be committing
+    if (typeof r?.result?.value === "number") return r.result.value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${PAGE}: no ${name} within ${timeoutMs} ms`);
+}
+
+/** One load of `page` in a fresh context: its two times, and `inspect`'s view of the page. */
+async function load(browser, page, inspect) {
+  const context = await browser.newContext();
+  try {
+    const tab = await context.newPage();
+    const errors = [];
+    tab.on("pageerror", (e) => errors.push(e.message));
+    const cdp = await context.newCDPSession(tab);
+    await tab.goto(`${server.url}${page}`, { waitUntil: "commit" });
+    const firstResultMs = await poll(cdp, "__vapFirstResultMs");
+    const paintedMs = await poll(cdp, "__vapFirstPaintedMs");
+    const details = inspect ? await tab.evaluate(inspect) : {};
+    if (errors.length) throw new Error(`${page}: ${errors.join("; ")}`);
+    return { firstResultMs, paintedMs, ...details };
+  } finally {
+    await context.close();
+  }
+}
+
+const inspectPlayground = () => {
+  const wasm = performance.getEntriesByType("resource").find((e) => e.name.endsWith(".wasm"));
+  return {
+    state: document.body.dataset.state,
+    allowed: window.__vapLastResult?.response?.allowed,
+    evalMs: Number(document.getElementById("result")?.dataset.evalMs ?? NaN),
+    wasmFetchEndMs: wasm?.responseEnd,
+    domContentLoadedMs: performance.getEntriesByType("navigation")[0]?.domContentLoadedEventEnd,
+    resources: performance.getEntriesByType("resource").map((e) => [new URL(e.name).pathname, Math.round(e.startTime), Math.round(e.responseEnd)]),
+    // www/main.js's start-up marks: start() runs, inputs in the editors, engine ready, first
+    // evaluate() returned, rendered, painted.
+    marks: Object.fromEntries(performance.getEntriesByType("mark").filter((m) => m.name.startsWith("vap-")).map((m) => [m.name, Math.round(m.startTime)])),
+  };
+};
 
 const browser = await launchChromium();
-const runs = [];
 const details = [];
+const baseline = [];
 try {
   for (let i = 0; i < N; i++) {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const errors = [];
-    page.on("pageerror", (e) => errors.push(e.message));
-    const cdp = await context.newCDPSession(page);
-    await page.goto(url, { waitUntil: "commit" });
-    await firstResult(cdp);
-    const d = await page.evaluate(() => {
-      const wasm = performance.getEntriesByType("resource").find((e) => e.name.endsWith(".wasm"));
-      return {
-        firstResultMs: window.__vapFirstResultMs,
-        state: document.body.dataset.state,
-        allowed: window.__vapLastResult?.response?.allowed,
-        evalMs: Number(document.getElementById("result")?.dataset.evalMs ?? NaN),
-        wasmFetchEndMs: wasm?.responseEnd,
-        wasmBytes: wasm?.encodedBodySize,
-        domContentLoadedMs: performance.getEntriesByType("navigation")[0]?.domContentLoadedEventEnd,
-        resources: performance.getEntriesByType("resource").map((e) => [new URL(e.name).pathname, Math.round(e.startTime), Math.round(e.responseEnd)]),
-        // www/main.js's start-up marks: start() runs, inputs in the editors, engine ready,
-        // first evaluate() returned (then the render, then window.__vapFirstResultMs).
-        marks: Object.fromEntries(performance.getEntriesByType("mark").filter((m) => m.name.startsWith("vap-")).map((m) => [m.name, Math.round(m.startTime)])),
-      };
-    });
-    await context.close();
-    if (d.state !== "ready" || typeof d.allowed !== "boolean" || errors.length)
-      throw new Error(`load ${i}: no evaluation result rendered (state ${d.state}, allowed ${d.allowed}); ${errors.join("; ")}`);
-    runs.push(d.firstResultMs);
-    details.push(d);
+    // Alternate which goes first, so neither always follows the other.
+    const order = i % 2 ? ["baseline", "page"] : ["page", "baseline"];
+    for (const which of order) {
+      if (which === "baseline") {
+        baseline.push(await load(browser, "bench/baseline/"));
+        continue;
+      }
+      const d = await load(browser, PAGE, inspectPlayground);
+      if (d.state !== "ready" || typeof d.allowed !== "boolean")
+        throw new Error(`load ${i}: no evaluation result rendered (state ${d.state}, allowed ${d.allowed})`);
+      details.push(d);
+    }
   }
 } finally {
   await browser.close();
   await server.close();
 }
-/** Polls `window.__vapFirstResultMs` every 10 ms through CDP alone (no script injected). */
-async function firstResult(cdp) {
-  const deadline = Date.now() + 30000;
-  while (Date.now() < deadline) {
-    const r = await cdp
-      .send("Runtime.evaluate", { expression: "window.__vapFirstResultMs", returnByValue: true })
-      .catch(() => null); // the document may still be committing
-    if (typeof r?.result?.value === "number") return r.result.value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error("no first result within 30 s");
-}
 
-const s = [...runs].sort((a, b) => a - b);
-const median = s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-const med2 = (get) => {
-  const v = details.map(get).filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  return v.length ? v[v.length >> 1] : null;
+const median = (values) => {
+  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (!v.length) return null;
+  const m = v.length % 2 ? v[v.length >> 1] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  return +m.toFixed(1);
 };
-const med = (k) => {
-  const v = details.map((d) => d[k]).filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  return v.length ? +v[v.length >> 1].toFixed(1) : null;
-};
+const runs = details.map((d) => d.firstResultMs);
+const medianMs = median(runs);
+const baselineMs = median(baseline.map((b) => b.firstResultMs));
+const byResult = [...details].sort((a, b) => a.firstResultMs - b.firstResultMs);
 console.log(
   JSON.stringify({
-    medianMs: +median.toFixed(1),
+    medianMs,
     runs: runs.map((x) => +x.toFixed(1)),
-    wasmFetchEndMs: med("wasmFetchEndMs"),
-    domContentLoadedMs: med("domContentLoadedMs"),
-    firstEvaluateMs: med("evalMs"),
-    marks: Object.fromEntries(["vap-start", "vap-inputs-ready", "vap-engine-ready", "vap-first-evaluated", "vap-first-result"].map((k) => [k, med2((d) => d.marks?.[k])])),
-    timeline: details[details.length >> 1]?.resources,
+    paintedMs: median(details.map((d) => d.paintedMs)),
+    baselineMs,
+    baselineRuns: baseline.map((b) => +b.firstResultMs.toFixed(1)),
+    overBaselineMs: +(medianMs - baselineMs).toFixed(1),
+    wasmFetchEndMs: median(details.map((d) => d.wasmFetchEndMs)),
+    domContentLoadedMs: median(details.map((d) => d.domContentLoadedMs)),
+    firstEvaluateMs: median(details.map((d) => d.evalMs)),
+    marks: Object.fromEntries(
+      ["vap-start", "vap-inputs-ready", "vap-engine-ready", "vap-first-evaluated", "vap-first-result", "vap-first-result-painted"].map((k) => [
+        k,
+        median(details.map((d) => d.marks?.[k])),
+      ]),
+    ),
+    timeline: byResult[byResult.length >> 1]?.resources,
   }),
 );

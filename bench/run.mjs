@@ -165,6 +165,8 @@ p(`  bar gzip ≤ ${kb(GZIP_BAR)} (${size.file})${" ".repeat(Math.max(1, 38 - si
 if (cold) {
   p(`Cold start, headless Chromium, www/ → first rendered result: median ${f(cold.medianMs)} ms of ${cold.runs.length} fresh loads [${cold.runs.map((x) => x.toFixed(0)).join(", ")}]`);
   p(`  bar ≤ ${COLD_BAR_MS} ms                                      ${bar(cold.medianMs <= COLD_BAR_MS)}`);
+  p(`  painted (the frame showing it): ${f(cold.paintedMs)} ms;  baseline, an empty page with one module script, same runs: ${f(cold.baselineMs)} ms`);
+  p(`  the playground's own cost (median − baseline): ${f(cold.overBaselineMs)} ms`);
 } else p("Cold start: skipped (--skip-cold)");
 p(`evaluate(), policy with 5 validations + messageExpression, benchmark Deployment as JSON text, per request:`);
 p(`  wasm via ${wasm.evaluateApi}: ${f(wasm.evaluatePolicyUs)} µs;  native api::evaluate: ${f(native.evaluatePolicyUs)} µs`);

@@ -102,6 +102,15 @@ function markFirstResult() {
   firstResult = false;
   performance.mark('vap-first-result');
   window.__vapFirstResultMs = performance.now();
+  // ... and once the frame that shows it has been laid out and painted.
+  requestAnimationFrame(() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      performance.mark('vap-first-result-painted');
+      window.__vapFirstPaintedMs = performance.now();
+    };
+    channel.port2.postMessage(null);
+  });
 }
 
 function evaluateExpressionNow() {
