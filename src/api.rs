@@ -661,6 +661,15 @@ pub fn to_js(d: &Diagnostic, text_of: &dyn Fn(&SourceRef) -> Option<String>) -> 
     js
 }
 
+/// The largest char boundary of `text` at or before `i` (clamped to its length).
+fn floor_char_boundary(text: &str, i: usize) -> usize {
+    let mut i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
 /// The deterministic text form of a diagnostic:
 /// `ERROR: <where>:L:C: <field>: <message>` then the source line and a caret under the span.
 pub fn render(d: &Diagnostic, text: Option<&str>) -> String {
@@ -682,18 +691,21 @@ pub fn render(d: &Diagnostic, text: Option<&str>) -> String {
             let (line, col) = crate::cel::errors::line_column(text, span.start);
             head.push_str(&format!(": {place}:{line}:{col}"));
             if let Some(src_line) = text.lines().nth(line as usize - 1) {
-                let width = (span.end.saturating_sub(span.start) as usize).max(1);
-                let line_start =
-                    text[..span.start as usize].rfind('\n').map(|i| i + 1).unwrap_or(0);
-                let width = width
-                    .min(src_line.len().saturating_sub(span.start as usize - line_start).max(1));
-                let underline: String = text
-                    [span.start as usize..(span.start as usize + width).min(text.len())]
-                    .chars()
-                    .map(|_| '^')
-                    .collect();
-                snippet =
-                    format!("\n | {src_line}\n | {}{}", ".".repeat(col as usize - 1), underline);
+                // One caret per character of the span on its first line; one for an empty span
+                // (whatever the width of the character it points at).
+                let start = floor_char_boundary(text, span.start as usize);
+                let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+                let line_end = line_start + src_line.len();
+                let end = floor_char_boundary(
+                    text,
+                    (span.end as usize).clamp(start, line_end.max(start)),
+                );
+                let carets = text[start..end].chars().count().max(1);
+                snippet = format!(
+                    "\n | {src_line}\n | {}{}",
+                    ".".repeat(col as usize - 1),
+                    "^".repeat(carets)
+                );
             }
         }
         _ if !place.is_empty() => head.push_str(&format!(": {place}")),
@@ -814,6 +826,25 @@ mod rendering_tests {
             render(&info, None),
             "INFO: operation: operation CREATE derived from the objects supplied"
         );
+    }
+
+    // Found by tests/node/fuzz.test.mjs: a YAML scan error (an empty span) on a multi-byte
+    // character sliced the text inside it, and the panic trapped the wasm instance.
+    #[test]
+    fn rendered_carets_count_characters_and_never_split_one() {
+        let text = "a: \u{888}\"\"\"\nb: é😀x\n";
+        let at = |start, end| {
+            let d = Diagnostic::error("yaml", "bad")
+                .with_span(Span::new(start, end), SourceRef::Input { name: "request".into() });
+            render(&d, Some(text))
+        };
+        // Empty span at a 3-byte character: one caret under it.
+        assert_eq!(at(3, 3), "ERROR: request:1:4: bad\n | a: \u{888}\"\"\"\n | ...^");
+        // A span over "é😀" (2 + 4 bytes): two carets; one ending inside a character stops before it.
+        assert_eq!(at(13, 19), "ERROR: request:2:4: bad\n | b: é😀x\n | ...^^");
+        assert_eq!(at(13, 16), "ERROR: request:2:4: bad\n | b: é😀x\n | ...^");
+        // Past the line end: clipped to the line; past the text: clamped.
+        assert_eq!(at(13, 100), "ERROR: request:2:4: bad\n | b: é😀x\n | ...^^^");
     }
 
     #[test]

@@ -1,0 +1,144 @@
+// node --test tests/node/fuzz.test.mjs — random and mutated inputs through the package's JS API,
+// as a user's code would pass them. Nothing reachable from input may trap the wasm instance (the
+// package is built with panic = "abort": a Rust panic is a RuntimeError that poisons the
+// instance) or run away: an Error or a diagnostic is the only acceptable answer to bad input.
+//
+// Deterministic: a fixed seed and call count (~20,000 calls, ~15 s here). For a longer campaign:
+//   FUZZ_SEED=7 FUZZ_CALLS=1000000 node --test tests/node/fuzz.test.mjs
+// Corpus: the CEL conformance expressions (tests/conformance/.cache/suites.json, written by
+// scripts/test.sh before this runs; without it, the rest), the benchmark's 14 expressions and
+// every example's manifests, objects and requests.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+
+const pkgDir = new URL("../../pkg/", import.meta.url);
+const wasm = await import(new URL("vap_eval.js", pkgDir));
+wasm.initSync({ module: fs.readFileSync(new URL("vap_eval_bg.wasm", pkgDir)) });
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
+const CALLS = Number(process.env.FUZZ_CALLS ?? 20000);
+const SLOW_MS = 2000;
+
+let state = SEED >>> 0;
+const rnd = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+const int = (n) => Math.floor(rnd() * n);
+const pick = (a) => a[int(a.length)];
+
+const read = (rel) => fs.readFileSync(new URL(rel, import.meta.url), "utf8");
+const exists = (rel) => fs.existsSync(new URL(rel, import.meta.url));
+
+const exprs = [];
+if (exists("../conformance/.cache/suites.json"))
+  for (const t of JSON.parse(read("../conformance/.cache/suites.json")).tests) if (typeof t.expr === "string") exprs.push(t.expr);
+const benchDir = "../../../shared/bench/";
+const deployment = exists(benchDir + "deployment.json") ? JSON.parse(read(benchDir + "deployment.json")) : { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { replicas: 3 } };
+if (exists(benchDir + "expressions.json")) for (const e of JSON.parse(read(benchDir + "expressions.json"))) if (typeof e?.expression === "string") exprs.push(e.expression);
+const index = JSON.parse(read("../../www/examples/index.json"));
+const examples = index.examples.map((e) => {
+  const f = (k) => (e[k] ? read(`../../www/examples/${e[k]}`) : undefined);
+  return { manifests: f("manifests"), object: f("object"), oldObject: f("oldObject"), request: f("request") };
+});
+for (const e of examples)
+  for (const m of e.manifests.matchAll(/(?:expression|Expression): (?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|(.+))/g))
+    exprs.push(m[1] ?? m[2]?.replace(/''/g, "'") ?? m[3]);
+
+const CHARS = [..."()[]{}.,:;?!&|=<>+-*/%\"'`\\ \n\t0123456789abcxyz_$@#^~", "é", "😀", "\u0000", "\u200b", "ß", "İ", "\ud800", "𝟘"];
+const TOKENS = [
+  "object", "oldObject", "params", "request", "namespaceObject", "authorizer", "variables", "self",
+  ".all(x, ", ".exists(x, ", ".exists_one(x, ", ".map(x, ", ".filter(x, ", "has(", "size(", "int(", "uint(", "double(",
+  "string(", "bytes(", "duration(", "timestamp(", "quantity(", "isQuantity(", "ip(", "cidr(", "url(", "semver(",
+  "format.dns1123Label()", ".matches(", ".split(", ".join(", ".indexOf(", ".replace(", ".lowerAscii()", ".sort()",
+  ".sum()", ".min()", ".format([", "dyn(", "type(", "?", ".?", "optional.of(", "optional.none()", ".orValue(",
+  "9223372036854775807", "-9223372036854775808", "18446744073709551615u", "1e308", "0x7fffffffffffffff",
+  "b'\\xff'", "'''", "r'\\d+'", "null", "[1,2,3]", "{'a': 1}", "1 / 0", "1 % 0", "math.greatest(", "sets.contains(",
+  "lists.range(", "strings.quote(", ".reverse()", ".charAt(", ".substring(", ".getHours('Europe/Paris')",
+  ".compareTo(", ".add(", ".asInteger()", ".path(", ".check('get')", ".allowed()", ".errored()",
+  ".resource('pods', 'apps', 'default')", ".group('apps')",
+];
+
+function mutate(s) {
+  for (let n = 1 + int(4); n > 0; n--) {
+    const p = int(s.length + 1);
+    switch (int(7)) {
+      case 0: s = s.slice(0, p) + s.slice(p + 1 + int(3)); break;
+      case 1: s = s.slice(0, p) + pick(CHARS) + s.slice(p); break;
+      case 2: s = s.slice(0, p) + pick(TOKENS) + s.slice(p); break;
+      case 3: { const o = pick(exprs); const q = int(o.length); s = s.slice(0, p) + o.slice(q, q + 1 + int(20)) + s.slice(p); break; }
+      case 4: s = pick(["!", "-", "(", "[", "{", "size(", "string(", "dyn("]) + s + pick([")", "]", "}", ".size()", " == 1", " + ''", " ? 1 : 2"]); break;
+      case 5: { const q = int(s.length); s += s.slice(q, q + int(40)); break; }
+      default: s = s.slice(0, p) + "(".repeat(int(300)) + s.slice(p);
+    }
+  }
+  return s;
+}
+
+function randomJson(depth = 0) {
+  switch (int(depth > 3 ? 6 : 9)) {
+    case 0: return null;
+    case 1: return rnd() < 0.5;
+    case 2: return pick([0, -1, 1.5, 2 ** 53, 2 ** 63, -(2 ** 63), 1e308, 9007199254740993]);
+    case 3: return pick(["", "a", "é😀", "100m", "1Gi", "10.0.0.1", "::1/64", "2024-01-01T00:00:00Z", "1h", "v1.2.3", "x".repeat(int(5000))]);
+    case 4: return String(int(1000));
+    case 5: return pick([deployment, deployment.spec, deployment.metadata]);
+    case 6: return Array.from({ length: int(5) }, () => randomJson(depth + 1));
+    default: return Object.fromEntries(Array.from({ length: int(5) }, () => [pick(["a", "spec", "metadata", "replicas", "data", "labels", "name", "é", ""]), randomJson(depth + 1)]));
+  }
+}
+
+test(`${CALLS} random and mutated calls (seed ${SEED}): no trap, nothing slower than ${SLOW_MS} ms`, () => {
+  assert.ok(exprs.length > 20, `expression corpus too small (${exprs.length})`);
+  const versions = wasm.supportedVersions();
+  const kinds = ["validation", "messageExpression", "matchCondition", "auditAnnotation", "variable", undefined, "bogus"];
+  const counts = { calls: 0, threw: 0, diagnostics: 0 };
+  const call = (label, input, f) => {
+    counts.calls++;
+    const t0 = performance.now();
+    let out;
+    try {
+      out = f();
+    } catch (e) {
+      // A trap leaves the instance unusable: report the input that caused it.
+      assert.ok(!(e instanceof WebAssembly.RuntimeError), `${label} trapped (${e}) on ${JSON.stringify(input).slice(0, 2000)}`);
+      assert.ok(e instanceof Error && e.message.length > 0, `${label} threw a non-Error or an empty message: ${e}`);
+      counts.threw++;
+    }
+    if (out?.diagnostics?.length) counts.diagnostics++;
+    const ms = performance.now() - t0;
+    assert.ok(ms < SLOW_MS, `${label} took ${ms.toFixed(0)} ms on ${JSON.stringify(input).slice(0, 2000)}`);
+  };
+  while (counts.calls < CALLS) {
+    const r = rnd();
+    if (r < 0.6) {
+      const expr = rnd() < 0.1 ? pick(exprs) : mutate(pick(exprs));
+      const vars = {};
+      for (const k of ["object", "oldObject", "params", "request", "namespaceObject", "x"]) if (rnd() < 0.4) vars[k] = rnd() < 0.2 ? JSON.stringify(randomJson()) : randomJson();
+      const opts = { kind: pick(kinds), kubernetesVersion: rnd() < 0.8 ? pick(versions) : pick(["1.29", "2.0", "", "x"]) };
+      call("evaluateExpression", { expr, vars, opts }, () => wasm.evaluateExpression(expr, vars, opts));
+    } else if (r < 0.9) {
+      const input = { ...pick(examples) };
+      const field = pick(["manifests", "manifests", "manifests", "object", "request", "oldObject"]);
+      input[field] = mutate(input[field] ?? "");
+      if (rnd() < 0.3) input.manifests = input.manifests.replace(/expression: (.+)/, (_, x) => "expression: " + JSON.stringify(mutate(x)));
+      if (rnd() < 0.1) input.kubernetesVersion = pick(versions);
+      call("evaluate", input, () => wasm.evaluate(input));
+      if (rnd() < 0.2) call("typecheck", input, () => wasm.typecheck(input));
+      if (rnd() < 0.1)
+        call("PolicySet", input, () => {
+          const set = new wasm.PolicySet(input.manifests);
+          try {
+            return set.evaluate({ object: input.object, request: input.request });
+          } finally {
+            set.free();
+          }
+        });
+    } else {
+      const v = rnd() < 0.5 ? randomJson() : mutate(JSON.stringify(randomJson()));
+      call("evaluate (any value)", v, () => wasm.evaluate(v));
+    }
+  }
+  // The campaign reached the engine: some calls were refused outright, many more got diagnostics.
+  assert.ok(counts.threw > 0 && counts.diagnostics > CALLS / 10, JSON.stringify(counts));
+  // And the instance still answers correctly afterwards.
+  assert.equal(wasm.evaluateExpression("object.spec.replicas * 2", { object: { spec: { replicas: 3 } } }).value, 6);
+});
