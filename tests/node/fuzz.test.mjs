@@ -6,8 +6,10 @@
 // Deterministic: a fixed seed and call count (~20,000 calls, ~15 s here). For a longer campaign:
 //   FUZZ_SEED=7 FUZZ_CALLS=1000000 node --test tests/node/fuzz.test.mjs
 // Corpus: the CEL conformance expressions (tests/conformance/.cache/suites.json, written by
-// scripts/test.sh before this runs; without it, the rest), the benchmark's 14 expressions and
-// every example's manifests, objects and requests.
+// scripts/test.sh before this runs; without it, the rest), the benchmark's 14 expressions, and
+// the manifests, objects and requests of every playground example and pipeline case
+// (tests/cases). Mutations: characters, CEL tokens, splices, deep nesting, and for YAML also
+// whole lines and values (so that most documents still parse and reach the pipeline).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -39,6 +41,15 @@ const examples = index.examples.map((e) => {
   const f = (k) => (e[k] ? read(`../../www/examples/${e[k]}`) : undefined);
   return { manifests: f("manifests"), object: f("object"), oldObject: f("oldObject"), request: f("request") };
 });
+// The pipeline cases (tests/cases/*): policies, bindings, params, namespaces, RBAC, objects.
+const casesDir = new URL("../cases/", import.meta.url);
+for (const entry of fs.readdirSync(casesDir, { withFileTypes: true })) {
+  if (!entry.isDirectory()) continue;
+  const dir = new URL(`${entry.name}/`, casesDir);
+  const f = (file) => (fs.existsSync(new URL(file, dir)) ? fs.readFileSync(new URL(file, dir), "utf8") : undefined);
+  const manifests = ["policy.yaml", "binding.yaml", "params.yaml", "namespace.yaml", "rbac.yaml"].map(f).filter(Boolean).join("\n---\n");
+  if (manifests) examples.push({ manifests, object: f("object.yaml"), oldObject: f("oldObject.yaml"), request: undefined });
+}
 for (const e of examples)
   for (const m of e.manifests.matchAll(/(?:expression|Expression): (?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|(.+))/g))
     exprs.push(m[1] ?? m[2]?.replace(/''/g, "'") ?? m[3]);
@@ -71,6 +82,28 @@ function mutate(s) {
     }
   }
   return s;
+}
+
+const VALUES = [
+  "null", "~", "true", "0", "-1", "1.5", "9223372036854775808", "-9223372036854775809", "1e400", "0x10", "''", '""',
+  "[]", "{}", "[1, [2, {a: b}]]", "{matchExpressions: [{key: a, operator: Exists}]}", "*x", "&x v", "!!binary aGk=",
+  "'é😀'", "\"\\ud800\"", "Fail", "Ignore", "Deny", "[Deny, Warn, Audit]", "[Audit]", "Equivalent", "Exact",
+  "'*'", "['*']", "[CREATE, UPDATE]", "v1", "apps/v1", "ConfigMap", "{name: x}", "{name: x, namespace: y}",
+  "{parameterNotFoundAction: Allow}", "\"object.spec.replicas > 0\"", "\"params.data.x\"", "\"variables.v\"",
+];
+function mutateYaml(text) {
+  const lines = text.split("\n");
+  for (let n = 1 + int(3); n > 0; n--) {
+    const i = int(lines.length);
+    switch (int(5)) {
+      case 0: lines.splice(i, 1); break;
+      case 1: lines.splice(i, 0, lines[int(lines.length)] ?? ""); break;
+      case 2: lines[i] = (lines[i] ?? "").replace(/^(\s*(?:- )?[\w.\/-]+:)(\s.*)?$/, (_, key) => `${key} ${pick(VALUES)}`); break;
+      case 3: lines[i] = (lines[i] ?? "").replace(/^(\s*)- /, "$1- " + pick(VALUES) + "\n$1  "); break;
+      default: return mutate(text);
+    }
+  }
+  return lines.join("\n");
 }
 
 function randomJson(depth = 0) {
@@ -118,7 +151,7 @@ test(`${CALLS} random and mutated calls (seed ${SEED}): no trap, nothing slower 
     } else if (r < 0.9) {
       const input = { ...pick(examples) };
       const field = pick(["manifests", "manifests", "manifests", "object", "request", "oldObject"]);
-      input[field] = mutate(input[field] ?? "");
+      input[field] = rnd() < 0.5 ? mutateYaml(input[field] ?? "") : mutate(input[field] ?? "");
       if (rnd() < 0.3) input.manifests = input.manifests.replace(/expression: (.+)/, (_, x) => "expression: " + JSON.stringify(mutate(x)));
       if (rnd() < 0.1) input.kubernetesVersion = pick(versions);
       call("evaluate", input, () => wasm.evaluate(input));
