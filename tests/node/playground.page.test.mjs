@@ -49,6 +49,10 @@ test('playground in headless Chromium', async (t) => {
   const statusMessage = () => page.textContent('[data-testid=status-message]');
 
   await t.test('cold start: first result for the preloaded example', async () => {
+    // index.html preloads the wasm and its boot script fetches it: one download, not two.
+    const wasmRequests = [];
+    const onRequest = (r) => r.url().endsWith('.wasm') && wasmRequests.push(r.url());
+    page.on('request', onRequest);
     await page.goto(`${base}/www/`);
     await page.waitForFunction(() => window.__vapFirstResultMs !== undefined || document.body.dataset.state === 'error', null, { timeout: 30_000 });
     const notice = await page.textContent('#notice');
@@ -62,6 +66,10 @@ test('playground in headless Chromium', async (t) => {
     assert.deepEqual(warnings, preloaded.expect.warnings);
     const versions = await page.locator('#version option').allTextContents();
     assert.ok(versions.length > 0, 'version select is filled from supportedVersions()');
+    page.off('request', onRequest);
+    assert.deepEqual(wasmRequests, [`${base}/pkg/vap_eval_bg.wasm`]);
+    const fetched = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.wasm')).length);
+    assert.equal(fetched, 1, 'the wasm was fetched more than once');
   });
 
   await t.test('editing the object re-evaluates: replicas 4 -> 50 is denied', async () => {
