@@ -23,31 +23,15 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Environment } from "@marcbachmann/cel-js";
+import { benchDir } from "./bench-dir.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, "..");
 const asJson = process.argv.includes("--json");
 const RUNS = Number(process.env.BENCH_RUNS ?? 400);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 200);
 
-function benchDir() {
-  if (process.env.VAP_BENCH_DIR) return path.resolve(process.env.VAP_BENCH_DIR);
-  const candidates = [path.resolve(repo, "../shared/bench")];
-  try {
-    // In a git worktree the repo is elsewhere; shared/ sits beside the main checkout.
-    const common = execFileSync("git", ["rev-parse", "--path-format=absolute", "--git-common-dir"], {
-      cwd: repo,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
-    candidates.push(path.resolve(path.dirname(common), "../shared/bench"));
-  } catch {}
-  for (const c of candidates) if (fs.existsSync(path.join(c, "expressions.json"))) return c;
-  throw new Error(`benchmark data not found in ${candidates.join(", ")}; set VAP_BENCH_DIR`);
-}
 
 const dir = benchDir();
 const text = fs.readFileSync(path.join(dir, "deployment.json"), "utf8");

@@ -26,6 +26,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { benchDir } from "./bench-dir.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..");
@@ -41,20 +42,6 @@ const COLD_BAR_MS = 150;
 fs.mkdirSync(out, { recursive: true });
 const log = (s) => process.stderr.write(s + "\n");
 
-function benchDir() {
-  if (process.env.VAP_BENCH_DIR) return path.resolve(process.env.VAP_BENCH_DIR);
-  const candidates = [path.resolve(repo, "../shared/bench")];
-  try {
-    const common = execFileSync("git", ["rev-parse", "--path-format=absolute", "--git-common-dir"], {
-      cwd: repo,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
-    candidates.push(path.resolve(path.dirname(common), "../shared/bench"));
-  } catch {}
-  for (const c of candidates) if (fs.existsSync(path.join(c, "expressions.json"))) return c;
-  throw new Error(`benchmark data not found in ${candidates.join(", ")}; set VAP_BENCH_DIR`);
-}
 const dir = benchDir();
 const env = { ...process.env, VAP_BENCH_DIR: dir };
 

@@ -13,6 +13,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import path from "node:path";
+import { findBenchDir } from "../../bench/bench-dir.mjs";
 
 const pkgDir = new URL("../../pkg/", import.meta.url);
 const wasm = await import(new URL("vap_eval.js", pkgDir));
@@ -33,9 +35,12 @@ const exists = (rel) => fs.existsSync(new URL(rel, import.meta.url));
 const exprs = [];
 if (exists("../conformance/.cache/suites.json"))
   for (const t of JSON.parse(read("../conformance/.cache/suites.json")).tests) if (typeof t.expr === "string") exprs.push(t.expr);
-const benchDir = "../../../shared/bench/";
-const deployment = exists(benchDir + "deployment.json") ? JSON.parse(read(benchDir + "deployment.json")) : { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { replicas: 3 } };
-if (exists(benchDir + "expressions.json")) for (const e of JSON.parse(read(benchDir + "expressions.json"))) if (typeof e?.expression === "string") exprs.push(e.expression);
+// The benchmark's Deployment and 14 expressions (`[{id, expr, expect}]`), where the machine has them.
+const benchDir = findBenchDir();
+const deployment = benchDir
+  ? JSON.parse(fs.readFileSync(path.join(benchDir, "deployment.json"), "utf8"))
+  : { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { replicas: 3 } };
+if (benchDir) for (const e of JSON.parse(fs.readFileSync(path.join(benchDir, "expressions.json"), "utf8"))) exprs.push(e.expr);
 const index = JSON.parse(read("../../www/examples/index.json"));
 const examples = index.examples.map((e) => {
   const f = (k) => (e[k] ? read(`../../www/examples/${e[k]}`) : undefined);
