@@ -459,44 +459,8 @@ fn first_message(e: &[vap_eval::cel::parser::ParseError]) -> String {
 // ---------------------------------------------------------------------------------------------
 // cel-go's debug AST (`common/debug`, with the parser tests' kind adorner)
 
-/// Go's `strconv.Quote` (close enough: printable non-ASCII stays as is).
-fn go_quote(bytes: &[u8]) -> String {
-    let mut out = String::from("\"");
-    let mut i = 0;
-    while i < bytes.len() {
-        let rest = &bytes[i..];
-        let valid = match std::str::from_utf8(rest) {
-            Ok(s) => s,
-            Err(e) => std::str::from_utf8(&rest[..e.valid_up_to()]).unwrap_or(""),
-        };
-        let Some(c) = valid.chars().next() else {
-            let _ = write!(out, "\\x{:02x}", bytes[i]);
-            i += 1;
-            continue;
-        };
-        match c {
-            '\x07' => out.push_str("\\a"),
-            '\x08' => out.push_str("\\b"),
-            '\x0c' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\x0b' => out.push_str("\\v"),
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            c if (c as u32) < 0x20 || c == '\x7f' => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if c.is_control() || ('\u{80}'..='\u{9f}').contains(&c) => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-        i += c.len_utf8();
-    }
-    out.push('"');
-    out
-}
+/// Go's `strconv.Quote`, as cel-go's debug printer quotes literals.
+use vap_eval::library::gostr::quote_bytes as go_quote;
 
 /// Go's `fmt.Sprintf("%v", float64)`.
 fn go_float(d: f64) -> String {
