@@ -10,6 +10,8 @@ PORT=${PORT:-8080}
 # The wasm32 target and wasm-bindgen-cli, when missing (a few minutes, once).
 bash scripts/setup.sh --pkg
 bash scripts/build-pkg.sh
+# The default example in www/index.html follows www/examples/ (a no-op when it is current).
+node scripts/inline-examples.mjs
 echo
 echo "Playground: http://$HOST:$PORT/www/   (Ctrl-C to stop)"
 HOST=$HOST PORT=$PORT exec node scripts/serve.mjs

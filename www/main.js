@@ -14,6 +14,7 @@ let versions = [];
 let examples = [];
 let state = emptyState();
 let firstResult = true;
+const inlined = inlineExamples();
 
 function show(container, tree) {
   container.replaceChildren(...(tree ? [toDom(tree, document)] : []));
@@ -176,14 +177,24 @@ const evaluateExpressionSoon = debounce(() => {
 
 // --- examples ------------------------------------------------------------------------------
 
-async function fetchText(path) {
-  // The first example's files were requested by index.html's boot script.
-  const early = window.__vapBoot?.files?.[path];
-  if (early) {
-    delete window.__vapBoot.files[path];
-    const text = await early.catch(() => null);
-    if (text !== null) return text;
+/**
+ * The example list and the default example's files, inlined into index.html by
+ * scripts/inline-examples.mjs; null when the element is missing or not what it should be.
+ */
+function inlineExamples() {
+  try {
+    const data = JSON.parse($('examples-data')?.textContent ?? '');
+    if (!Array.isArray(data?.examples) || data.files === null || typeof data.files !== 'object') return null;
+    return data;
+  } catch {
+    return null;
   }
+}
+
+async function fetchText(path) {
+  // The default example's files are in the page.
+  const inline = inlined?.files?.[path];
+  if (typeof inline === 'string') return inline;
   const res = await fetch(new URL(`examples/${path}`, document.baseURI));
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
   return res.text();
@@ -220,7 +231,7 @@ async function start() {
 
   let index = { default: '', examples: [] };
   try {
-    index = (await window.__vapBoot?.index?.catch(() => null)) ?? (await (await fetch(new URL('examples/index.json', document.baseURI))).json());
+    index = inlined ?? (await (await fetch(new URL('examples/index.json', document.baseURI))).json());
   } catch {
     // The playground still works without examples.
   }

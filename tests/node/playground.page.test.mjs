@@ -49,9 +49,10 @@ test('playground in headless Chromium', async (t) => {
   const statusMessage = () => page.textContent('[data-testid=status-message]');
 
   await t.test('cold start: first result for the preloaded example', async () => {
-    // index.html preloads the wasm and its boot script fetches it: one download, not two.
-    const wasmRequests = [];
-    const onRequest = (r) => r.url().endsWith('.wasm') && wasmRequests.push(r.url());
+    // index.html preloads the wasm and its boot script fetches it: one download, not two; the
+    // examples come with the page.
+    const requests = [];
+    const onRequest = (r) => requests.push(r.url());
     page.on('request', onRequest);
     await page.goto(`${base}/www/`);
     await page.waitForFunction(() => window.__vapFirstResultMs !== undefined || document.body.dataset.state === 'error', null, { timeout: 30_000 });
@@ -67,7 +68,9 @@ test('playground in headless Chromium', async (t) => {
     const versions = await page.locator('#version option').allTextContents();
     assert.ok(versions.length > 0, 'version select is filled from supportedVersions()');
     page.off('request', onRequest);
-    assert.deepEqual(wasmRequests, [`${base}/pkg/vap_eval_bg.wasm`]);
+    assert.deepEqual(requests.filter((u) => u.endsWith('.wasm')), [`${base}/pkg/vap_eval_bg.wasm`]);
+    // The example list and the default example are inlined in index.html (scripts/inline-examples.mjs).
+    assert.deepEqual(requests.filter((u) => u.includes('/www/examples/')), [], 'the default example was fetched, not read from the page');
     const fetched = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.wasm')).length);
     assert.equal(fetched, 1, 'the wasm was fetched more than once');
   });

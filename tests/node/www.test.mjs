@@ -1,9 +1,13 @@
 // node --test tests/node/www.test.mjs — the playground's pure modules (www/state.js,
-// www/diagnostics.js, www/render.js) against results shaped per docs/result-format.md.
+// www/diagnostics.js, www/render.js) against results shaped per docs/result-format.md, and
+// the examples inlined into www/index.html (scripts/inline-examples.mjs).
 // No DOM, no wasm: these run before pkg/ exists.
 import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 import { encodeState, decodeState, normalizeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, debounce, FIELDS } from '../../www/state.js';
 import {
@@ -17,6 +21,7 @@ import {
   editorForInput,
 } from '../../www/diagnostics.js';
 import { h, toDom, textOf, elementsOf, renderResult, renderExpressionResult, renderDiagnostics, toPlain, snippetOf, formatValue } from '../../www/render.js';
+import { examplesElement, withExamples } from '../../scripts/inline-examples.mjs';
 import { deniedResult, allowedWithWarningsResult, typeErrorManifests, typeErrorDiagnostics } from './fixtures.mjs';
 
 const sel = (text, r) => text.slice(r.start, r.end);
@@ -383,12 +388,38 @@ test('examples: index.json lists existing files; every manifest holds a policy a
   for (const f of files) assert.ok(names.has(f.split('.')[0]), `${f} is not listed in index.json`);
 });
 
-test('index.html preloads exactly the default example\'s files (cold start)', () => {
+test('index.html inlines the current example list and default example (scripts/inline-examples.mjs)', () => {
   const www = new URL('../../www/', import.meta.url);
-  const index = JSON.parse(fs.readFileSync(new URL('examples/index.json', www), 'utf8'));
-  const ex = index.examples.find((e) => e.name === index.default);
-  const want = ['manifests', 'object', 'oldObject', 'request'].filter((k) => ex[k]).map((k) => `examples/${ex[k]}`);
   const html = fs.readFileSync(new URL('index.html', www), 'utf8');
-  const preloaded = [...html.matchAll(/<link rel="preload" href="(examples\/[^"]+)" as="fetch" crossorigin>/g)].map((m) => m[1]);
-  assert.deepEqual(preloaded.sort(), want.sort());
+  assert.equal(withExamples(html, examplesElement(new URL('examples/', www))), html, 'stale: run node scripts/inline-examples.mjs');
+  const json = /<script type="application\/json" id="examples-data">(.*?)<\/script>/s.exec(html)?.[1];
+  assert.ok(json, 'no examples-data element');
+  assert.ok(!json.includes('<'), 'a raw < in the inlined JSON');
+  const data = JSON.parse(json);
+  const index = JSON.parse(fs.readFileSync(new URL('examples/index.json', www), 'utf8'));
+  assert.equal(data.default, index.default);
+  assert.deepEqual(data.examples.map((e) => e.name), index.examples.map((e) => e.name));
+  assert.ok(data.examples.every((e) => !('expect' in e)), 'the tests\' expectations are not shipped');
+  const ex = index.examples.find((e) => e.name === index.default);
+  const files = ['manifests', 'object', 'oldObject', 'request'].filter((k) => ex[k]).map((k) => ex[k]);
+  assert.deepEqual(Object.keys(data.files).sort(), files.sort());
+  for (const f of files) assert.equal(data.files[f], fs.readFileSync(new URL(`examples/${f}`, www), 'utf8'), f);
+});
+
+test('inline-examples: text that could end the script element survives the round trip', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-inline-'));
+  try {
+    const hostile = 'a: "</script><!-- <script>"\nb: \u2028\n';
+    fs.writeFileSync(path.join(dir, 'index.json'), JSON.stringify({ default: 'x', examples: [{ name: 'x', manifests: 'x.yaml', expect: { allowed: true } }] }));
+    fs.writeFileSync(path.join(dir, 'x.yaml'), hostile);
+    const element = examplesElement(pathToFileURL(dir + path.sep));
+    const inner = element.slice(element.indexOf('>') + 1, element.lastIndexOf('</script>'));
+    assert.ok(!inner.includes('<'));
+    assert.deepEqual(JSON.parse(inner), { default: 'x', examples: [{ name: 'x', manifests: 'x.yaml' }], files: { 'x.yaml': hostile } });
+    const page = '<head>\n  <!-- examples:begin -->\n  old\n  <!-- examples:end -->\n</head>';
+    assert.equal(withExamples(page, element), `<head>\n  <!-- examples:begin -->\n  ${element}\n  <!-- examples:end -->\n</head>`);
+    assert.throws(() => withExamples('<head></head>', element), /no "<!-- examples:begin/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
