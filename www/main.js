@@ -217,9 +217,14 @@ async function loadPackage() {
   });
   // index.html's boot script started compiling the module; without it, init fetches it.
   const compiled = await window.__vapBoot?.wasm?.catch(() => undefined);
-  await mod.default(compiled ? { module_or_path: compiled } : undefined).catch((e) => {
+  try {
+    // Instantiated synchronously: the asynchronous instantiate resolves in a later task, which
+    // Chromium ran only after the page's first layout and frame (≈ 50 ms of the first result).
+    if (compiled) mod.initSync({ module: compiled });
+    else await mod.default();
+  } catch (e) {
     throw Object.assign(new Error(String(e?.message ?? e)), { stage: 'init' });
-  });
+  }
   return mod;
 }
 
