@@ -4,6 +4,11 @@
 import { decodeState, encodeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, compareVersions, debounce } from './state.js';
 import { renderResult, renderExpressionResult, renderNotice, toDom, toPlain } from './render.js';
 import { locateDiagnostic, positionAt } from './diagnostics.js';
+// Imported statically: main.js (render-blocking) runs only once the package's glue is loaded, so
+// nothing is laid out or painted before the engine can start. A dynamic import resolved in a
+// later task, which Chromium sometimes ran only after the first layout and frame (40-110 ms
+// later in 2 of 15 loads). When the package is missing, index.html's onerror shows the notice.
+import * as vapEval from '../pkg/vap_eval.js';
 
 const EDITOR_IDS = ['manifests', 'object', 'oldObject', 'request', 'expression', 'scratchParams'];
 const $ = (id) => document.getElementById(id);
@@ -212,20 +217,13 @@ async function loadExample(name) {
 // --- start-up ------------------------------------------------------------------------------
 
 async function loadPackage() {
-  const mod = await (window.__vapBoot?.pkg ?? import('../pkg/vap_eval.js')).catch((e) => {
-    throw Object.assign(new Error(String(e?.message ?? e)), { stage: 'import' });
-  });
   // index.html's boot script started compiling the module; without it, init fetches it.
   const compiled = await window.__vapBoot?.wasm?.catch(() => undefined);
-  try {
-    // Instantiated synchronously: the asynchronous instantiate resolves in a later task, which
-    // Chromium ran only after the page's first layout and frame (≈ 50 ms of the first result).
-    if (compiled) mod.initSync({ module: compiled });
-    else await mod.default();
-  } catch (e) {
-    throw Object.assign(new Error(String(e?.message ?? e)), { stage: 'init' });
-  }
-  return mod;
+  // Instantiated synchronously: the asynchronous instantiate resolves in a later task, which
+  // Chromium ran only after the page's first layout and frame (≈ 50 ms of the first result).
+  if (compiled) vapEval.initSync({ module: compiled });
+  else await vapEval.default();
+  return vapEval;
 }
 
 async function start() {
@@ -264,14 +262,12 @@ async function start() {
     document.body.dataset.state = 'error';
     show(
       $('notice'),
-      e.stage === 'init'
-        ? renderNotice('error', 'The WebAssembly module failed to initialise.', 'Rebuild it with: bash scripts/run.sh', `Details: ${e.message}`)
-        : renderNotice(
-            'error',
-            'The vap-eval package (../pkg/vap_eval.js) could not be loaded.',
-            'Build it and serve the repository root with: bash scripts/run.sh  (then open http://127.0.0.1:8080/www/)',
-            `Details: ${e.message}`,
-          ),
+      renderNotice(
+        'error',
+        'The WebAssembly module (../pkg/vap_eval_bg.wasm) could not be loaded or initialised.',
+        'Rebuild it with: bash scripts/run.sh',
+        `Details: ${String(e?.message ?? e)}`,
+      ),
     );
     return;
   }

@@ -138,6 +138,25 @@ test('playground in headless Chromium', async (t) => {
     assert.ok("size(object.metadata.name) <= '30'".includes(sel.text), `selection inside the expression, got: ${sel.text}`);
   });
 
+  await t.test('without the package, the page says how to build it', async () => {
+    // The repository's www/ served from a root with no pkg/: main.js's static import of the glue
+    // fails, so main.js never runs and index.html's onerror handler shows the notice.
+    const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-eval-nopkg-'));
+    fs.cpSync(path.join(ROOT, 'www'), path.join(bare, 'www'), { recursive: true });
+    const bareServer = await serveStatic({ root: bare });
+    const other = await context.newPage();
+    try {
+      await other.goto(`http://127.0.0.1:${bareServer.port}/www/`);
+      await other.waitForSelector('#notice [role=alert]', { timeout: 10_000 });
+      assert.equal(await other.getAttribute('body', 'data-state'), 'error');
+      assert.match(await other.textContent('#notice'), /could not be loaded[\s\S]*bash scripts\/run\.sh/);
+    } finally {
+      await other.close();
+      await bareServer.close();
+      fs.rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
   await t.test('no page errors', () => {
     assert.deepEqual(problems, []);
   });
