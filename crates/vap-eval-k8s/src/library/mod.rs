@@ -112,3 +112,35 @@ pub fn registry() -> Rc<Registry> {
     }
     REGISTRY.with(Rc::clone)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cel::stdlib_decls::overload_table;
+    use crate::environment::{EnvironmentMode, KubeVersion};
+
+    const TABLE_PATH: &str = "src/library/overload_ids.txt";
+
+    /// Every Kubernetes library overload of the newest version (all libraries, latest versions),
+    /// pinned like the standard library's (`cel/stdlib_overload_ids.txt`): id and signature in
+    /// the checker's notation. `UPDATE_EXPECT=1` rewrites it after a deliberate change.
+    #[test]
+    fn library_overloads_match_committed_table() {
+        let mut d = Declarations::default();
+        declare(
+            &mut d,
+            &Features::for_version(KubeVersion::NEWEST, EnvironmentMode::StoredExpressions),
+        );
+        let table = overload_table(&d);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(TABLE_PATH);
+        if std::env::var_os("UPDATE_EXPECT").is_some() {
+            std::fs::write(&path, &table).expect("write table");
+            return;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == table,
+            "{TABLE_PATH} is stale; rerun with UPDATE_EXPECT=1 and review the diff"
+        );
+    }
+}
