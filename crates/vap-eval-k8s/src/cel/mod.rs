@@ -3,7 +3,8 @@
 //!
 //! - [`checker`]: static types and name resolution, then the AST [`validators`].
 //! - [`errors`]: cel-go's rendering of parse and check issues.
-//! - [`stdlib_decls`]: the standard library and cel-go's extensions in the declaration table.
+//! - [`stdlib_decls`]: the standard library and cel-go's extensions in the declaration table,
+//!   declared from data ([`signature`]).
 //! - [`compile`]: parse → check → plan in one call, checker resolutions handed to the planner.
 
 pub use vap_eval_cel::cel::*;
@@ -11,5 +12,6 @@ pub use vap_eval_cel::cel::*;
 pub mod checker;
 pub mod compile;
 pub mod errors;
+pub mod signature;
 pub mod stdlib_decls;
 pub mod validators;

@@ -1,6 +1,7 @@
 //! Declarations of the CEL standard library and of the cel-go extension libraries Kubernetes
 //! enables, with cel-go's function names, overload ids, signatures and declaration order (which
-//! decides the order of candidate overloads in a [`Reference`](super::checker::Reference)).
+//! decides the order of candidate overloads in a [`Reference`](super::checker::Reference)). The
+//! tables are data ([`signature`]), one row per overload.
 //!
 //! Sources: cel-go `common/stdlib/standard.go`, `common/overloads/overloads.go`, `ext/strings.go`,
 //! `ext/lists.go`, `ext/sets.go`, `ext/comprehensions.go`, `cel/library.go` (optional types).
@@ -16,8 +17,8 @@
 //!   disables them unless `CheckOptions::cross_type_numeric_comparisons`.
 //! - `@sortByAssociatedKeys` is a member function (`list.@sortByAssociatedKeys(keys)`).
 
-use super::decls::{Declarations, OverloadDecl};
-use super::types::Type;
+use super::decls::Declarations;
+use super::signature::{self, Row};
 
 /// Which extension libraries are installed, at which version (`None`: not installed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,350 +67,350 @@ impl LibraryVersions {
     }
 }
 
-struct Builder<'d> {
-    decls: &'d mut Declarations,
-}
-
-impl Builder<'_> {
-    #[inline(never)]
-    fn global(&mut self, function: &str, id: &str, params: Vec<Type>, result: Type) {
-        self.decls.add_overload(function, OverloadDecl::global(id, params, result));
-    }
-    #[inline(never)]
-    fn member(&mut self, function: &str, id: &str, params: Vec<Type>, result: Type) {
-        self.decls.add_overload(function, OverloadDecl::member(id, params, result));
-    }
-}
-
-/// The comparable element types of `sort` and `@sortByAssociatedKeys`, with cel-go's type names
-/// as they appear in the overload ids.
-fn comparable_types() -> [(Type, &'static str); 8] {
-    [
-        (Type::Int, "int"),
-        (Type::Uint, "uint"),
-        (Type::Double, "double"),
-        (Type::Bool, "bool"),
-        (Type::Duration, "google.protobuf.Duration"),
-        (Type::Timestamp, "google.protobuf.Timestamp"),
-        (Type::String, "string"),
-        (Type::Bytes, "bytes"),
-    ]
-}
-
 /// Register the standard library and the extension libraries selected by `v`.
 pub fn standard(decls: &mut Declarations, v: &LibraryVersions) {
-    let mut b = Builder { decls };
-    standard_library(&mut b);
+    signature::declare(decls, STANDARD);
     if let Some(version) = v.strings {
-        strings(&mut b, version);
+        signature::declare(decls, STRINGS_V0);
+        if version >= 1 {
+            signature::declare(decls, STRINGS_V1);
+        }
+        signature::declare(decls, STRINGS_JOIN);
+        if version >= 3 {
+            signature::declare(decls, STRINGS_V3);
+        }
     }
     if let Some(version) = v.lists {
-        lists(&mut b, version);
+        signature::declare(decls, LISTS_V0);
+        if version >= 1 {
+            signature::declare(decls, LISTS_V1);
+        }
+        if version >= 2 {
+            signature::declare(decls, LISTS_V2);
+        }
     }
     if let Some(version) = v.optional {
-        optional(&mut b, version);
+        signature::declare(decls, OPTIONAL_V0);
+        if version >= 2 {
+            signature::declare(decls, OPTIONAL_V2);
+        }
     }
     if v.sets {
-        sets(&mut b);
+        signature::declare(decls, SETS);
     }
     if v.two_var_comprehensions {
-        two_var_comprehensions(&mut b);
+        signature::declare(decls, TWO_VAR_COMPREHENSIONS);
     }
 }
 
-fn standard_library(b: &mut Builder) {
-    use Type::{Bool, Bytes, Double, Duration, Dyn, Int, String, Timestamp, Uint};
-    let a = || Type::param("A");
-    let list_a = || Type::list(Type::param("A"));
-    let map_ab = || Type::map(Type::param("A"), Type::param("B"));
-
+/// cel-go `common/stdlib/standard.go`, in its declaration order.
+const STANDARD: &[Row] = &[
     // Logical operators.
-    b.global("_?_:_", "conditional", vec![Bool, a(), a()], a());
-    b.global("_&&_", "logical_and", vec![Bool, Bool], Bool);
-    b.global("_||_", "logical_or", vec![Bool, Bool], Bool);
-    b.global("!_", "logical_not", vec![Bool], Bool);
-    b.global("@not_strictly_false", "not_strictly_false", vec![Bool], Bool);
-
+    ("_?_:_", "conditional", "(bool, A, A) -> A"),
+    ("_&&_", "logical_and", "(bool, bool) -> bool"),
+    ("_||_", "logical_or", "(bool, bool) -> bool"),
+    ("!_", "logical_not", "(bool) -> bool"),
+    ("@not_strictly_false", "not_strictly_false", "(bool) -> bool"),
     // Equality.
-    b.global("_==_", "equals", vec![a(), a()], Bool);
-    b.global("_!=_", "not_equals", vec![a(), a()], Bool);
-
+    ("_==_", "equals", "(A, A) -> bool"),
+    ("_!=_", "not_equals", "(A, A) -> bool"),
     // Arithmetic.
-    b.global("_+_", "add_bytes", vec![Bytes, Bytes], Bytes);
-    b.global("_+_", "add_double", vec![Double, Double], Double);
-    b.global("_+_", "add_duration_duration", vec![Duration, Duration], Duration);
-    b.global("_+_", "add_duration_timestamp", vec![Duration, Timestamp], Timestamp);
-    b.global("_+_", "add_timestamp_duration", vec![Timestamp, Duration], Timestamp);
-    b.global("_+_", "add_int64", vec![Int, Int], Int);
-    b.global("_+_", "add_list", vec![list_a(), list_a()], list_a());
-    b.global("_+_", "add_string", vec![String, String], String);
-    b.global("_+_", "add_uint64", vec![Uint, Uint], Uint);
-    b.global("_/_", "divide_double", vec![Double, Double], Double);
-    b.global("_/_", "divide_int64", vec![Int, Int], Int);
-    b.global("_/_", "divide_uint64", vec![Uint, Uint], Uint);
-    b.global("_%_", "modulo_int64", vec![Int, Int], Int);
-    b.global("_%_", "modulo_uint64", vec![Uint, Uint], Uint);
-    b.global("_*_", "multiply_double", vec![Double, Double], Double);
-    b.global("_*_", "multiply_int64", vec![Int, Int], Int);
-    b.global("_*_", "multiply_uint64", vec![Uint, Uint], Uint);
-    b.global("-_", "negate_double", vec![Double], Double);
-    b.global("-_", "negate_int64", vec![Int], Int);
-    b.global("_-_", "subtract_double", vec![Double, Double], Double);
-    b.global("_-_", "subtract_duration_duration", vec![Duration, Duration], Duration);
-    b.global("_-_", "subtract_int64", vec![Int, Int], Int);
-    b.global("_-_", "subtract_timestamp_duration", vec![Timestamp, Duration], Timestamp);
-    b.global("_-_", "subtract_timestamp_timestamp", vec![Timestamp, Timestamp], Duration);
-    b.global("_-_", "subtract_uint64", vec![Uint, Uint], Uint);
-
-    // Relations, in cel-go's order per operator.
-    for (op, prefix) in
-        [("_<_", "less"), ("_<=_", "less_equals"), ("_>_", "greater"), ("_>=_", "greater_equals")]
-    {
-        let rows: [(&str, Type, Type); 14] = [
-            ("bool", Bool, Bool),
-            ("int64", Int, Int),
-            ("int64_double", Int, Double),
-            ("int64_uint64", Int, Uint),
-            ("uint64", Uint, Uint),
-            ("uint64_double", Uint, Double),
-            ("uint64_int64", Uint, Int),
-            ("double", Double, Double),
-            ("double_int64", Double, Int),
-            ("double_uint64", Double, Uint),
-            ("string", String, String),
-            ("bytes", Bytes, Bytes),
-            ("timestamp", Timestamp, Timestamp),
-            ("duration", Duration, Duration),
-        ];
-        for (suffix, l, r) in rows {
-            b.global(op, &format!("{prefix}_{suffix}"), vec![l, r], Bool);
-        }
-    }
-
-    // Indexing and membership.
-    b.global("_[_]", "index_list", vec![list_a(), Int], a());
-    b.global("_[_]", "index_map", vec![map_ab(), a()], Type::param("B"));
-    b.global("@in", "in_list", vec![a(), list_a()], Bool);
-    b.global("@in", "in_map", vec![a(), map_ab()], Bool);
-
-    // Size.
-    b.global("size", "size_bytes", vec![Bytes], Int);
-    b.member("size", "bytes_size", vec![Bytes], Int);
-    b.global("size", "size_list", vec![list_a()], Int);
-    b.member("size", "list_size", vec![list_a()], Int);
-    b.global("size", "size_map", vec![map_ab()], Int);
-    b.member("size", "map_size", vec![map_ab()], Int);
-    b.global("size", "size_string", vec![String], Int);
-    b.member("size", "string_size", vec![String], Int);
-
+    ("_+_", "add_bytes", "(bytes, bytes) -> bytes"),
+    ("_+_", "add_double", "(double, double) -> double"),
+    ("_+_", "add_duration_duration", "(duration, duration) -> duration"),
+    ("_+_", "add_duration_timestamp", "(duration, timestamp) -> timestamp"),
+    ("_+_", "add_timestamp_duration", "(timestamp, duration) -> timestamp"),
+    ("_+_", "add_int64", "(int, int) -> int"),
+    ("_+_", "add_list", "(list(A), list(A)) -> list(A)"),
+    ("_+_", "add_string", "(string, string) -> string"),
+    ("_+_", "add_uint64", "(uint, uint) -> uint"),
+    ("_/_", "divide_double", "(double, double) -> double"),
+    ("_/_", "divide_int64", "(int, int) -> int"),
+    ("_/_", "divide_uint64", "(uint, uint) -> uint"),
+    ("_%_", "modulo_int64", "(int, int) -> int"),
+    ("_%_", "modulo_uint64", "(uint, uint) -> uint"),
+    ("_*_", "multiply_double", "(double, double) -> double"),
+    ("_*_", "multiply_int64", "(int, int) -> int"),
+    ("_*_", "multiply_uint64", "(uint, uint) -> uint"),
+    ("-_", "negate_double", "(double) -> double"),
+    ("-_", "negate_int64", "(int) -> int"),
+    ("_-_", "subtract_double", "(double, double) -> double"),
+    ("_-_", "subtract_duration_duration", "(duration, duration) -> duration"),
+    ("_-_", "subtract_int64", "(int, int) -> int"),
+    ("_-_", "subtract_timestamp_duration", "(timestamp, duration) -> timestamp"),
+    ("_-_", "subtract_timestamp_timestamp", "(timestamp, timestamp) -> duration"),
+    ("_-_", "subtract_uint64", "(uint, uint) -> uint"),
+    // Relations, in cel-go's order per operator. The cross-type ones (`less_int64_double`, …) are
+    // disabled by the checker unless `CheckOptions::cross_type_numeric_comparisons`.
+    ("_<_", "less_bool", "(bool, bool) -> bool"),
+    ("_<_", "less_int64", "(int, int) -> bool"),
+    ("_<_", "less_int64_double", "(int, double) -> bool"),
+    ("_<_", "less_int64_uint64", "(int, uint) -> bool"),
+    ("_<_", "less_uint64", "(uint, uint) -> bool"),
+    ("_<_", "less_uint64_double", "(uint, double) -> bool"),
+    ("_<_", "less_uint64_int64", "(uint, int) -> bool"),
+    ("_<_", "less_double", "(double, double) -> bool"),
+    ("_<_", "less_double_int64", "(double, int) -> bool"),
+    ("_<_", "less_double_uint64", "(double, uint) -> bool"),
+    ("_<_", "less_string", "(string, string) -> bool"),
+    ("_<_", "less_bytes", "(bytes, bytes) -> bool"),
+    ("_<_", "less_timestamp", "(timestamp, timestamp) -> bool"),
+    ("_<_", "less_duration", "(duration, duration) -> bool"),
+    ("_<=_", "less_equals_bool", "(bool, bool) -> bool"),
+    ("_<=_", "less_equals_int64", "(int, int) -> bool"),
+    ("_<=_", "less_equals_int64_double", "(int, double) -> bool"),
+    ("_<=_", "less_equals_int64_uint64", "(int, uint) -> bool"),
+    ("_<=_", "less_equals_uint64", "(uint, uint) -> bool"),
+    ("_<=_", "less_equals_uint64_double", "(uint, double) -> bool"),
+    ("_<=_", "less_equals_uint64_int64", "(uint, int) -> bool"),
+    ("_<=_", "less_equals_double", "(double, double) -> bool"),
+    ("_<=_", "less_equals_double_int64", "(double, int) -> bool"),
+    ("_<=_", "less_equals_double_uint64", "(double, uint) -> bool"),
+    ("_<=_", "less_equals_string", "(string, string) -> bool"),
+    ("_<=_", "less_equals_bytes", "(bytes, bytes) -> bool"),
+    ("_<=_", "less_equals_timestamp", "(timestamp, timestamp) -> bool"),
+    ("_<=_", "less_equals_duration", "(duration, duration) -> bool"),
+    ("_>_", "greater_bool", "(bool, bool) -> bool"),
+    ("_>_", "greater_int64", "(int, int) -> bool"),
+    ("_>_", "greater_int64_double", "(int, double) -> bool"),
+    ("_>_", "greater_int64_uint64", "(int, uint) -> bool"),
+    ("_>_", "greater_uint64", "(uint, uint) -> bool"),
+    ("_>_", "greater_uint64_double", "(uint, double) -> bool"),
+    ("_>_", "greater_uint64_int64", "(uint, int) -> bool"),
+    ("_>_", "greater_double", "(double, double) -> bool"),
+    ("_>_", "greater_double_int64", "(double, int) -> bool"),
+    ("_>_", "greater_double_uint64", "(double, uint) -> bool"),
+    ("_>_", "greater_string", "(string, string) -> bool"),
+    ("_>_", "greater_bytes", "(bytes, bytes) -> bool"),
+    ("_>_", "greater_timestamp", "(timestamp, timestamp) -> bool"),
+    ("_>_", "greater_duration", "(duration, duration) -> bool"),
+    ("_>=_", "greater_equals_bool", "(bool, bool) -> bool"),
+    ("_>=_", "greater_equals_int64", "(int, int) -> bool"),
+    ("_>=_", "greater_equals_int64_double", "(int, double) -> bool"),
+    ("_>=_", "greater_equals_int64_uint64", "(int, uint) -> bool"),
+    ("_>=_", "greater_equals_uint64", "(uint, uint) -> bool"),
+    ("_>=_", "greater_equals_uint64_double", "(uint, double) -> bool"),
+    ("_>=_", "greater_equals_uint64_int64", "(uint, int) -> bool"),
+    ("_>=_", "greater_equals_double", "(double, double) -> bool"),
+    ("_>=_", "greater_equals_double_int64", "(double, int) -> bool"),
+    ("_>=_", "greater_equals_double_uint64", "(double, uint) -> bool"),
+    ("_>=_", "greater_equals_string", "(string, string) -> bool"),
+    ("_>=_", "greater_equals_bytes", "(bytes, bytes) -> bool"),
+    ("_>=_", "greater_equals_timestamp", "(timestamp, timestamp) -> bool"),
+    ("_>=_", "greater_equals_duration", "(duration, duration) -> bool"),
+    // Indexing, membership and size.
+    ("_[_]", "index_list", "(list(A), int) -> A"),
+    ("_[_]", "index_map", "(map(A, B), A) -> B"),
+    ("@in", "in_list", "(A, list(A)) -> bool"),
+    ("@in", "in_map", "(A, map(A, B)) -> bool"),
+    ("size", "size_bytes", "(bytes) -> int"),
+    ("size", "bytes_size", "bytes.() -> int"),
+    ("size", "size_list", "(list(A)) -> int"),
+    ("size", "list_size", "list(A).() -> int"),
+    ("size", "size_map", "(map(A, B)) -> int"),
+    ("size", "map_size", "map(A, B).() -> int"),
+    ("size", "size_string", "(string) -> int"),
+    ("size", "string_size", "string.() -> int"),
     // Conversions.
-    b.global("type", "type", vec![a()], Type::type_of(a()));
-    b.global("bool", "bool_to_bool", vec![Bool], Bool);
-    b.global("bool", "string_to_bool", vec![String], Bool);
-    b.global("bytes", "bytes_to_bytes", vec![Bytes], Bytes);
-    b.global("bytes", "string_to_bytes", vec![String], Bytes);
-    b.global("double", "double_to_double", vec![Double], Double);
-    b.global("double", "int64_to_double", vec![Int], Double);
-    b.global("double", "string_to_double", vec![String], Double);
-    b.global("double", "uint64_to_double", vec![Uint], Double);
-    b.global("duration", "duration_to_duration", vec![Duration], Duration);
-    b.global("duration", "int64_to_duration", vec![Int], Duration);
-    b.global("duration", "string_to_duration", vec![String], Duration);
-    b.global("dyn", "to_dyn", vec![a()], Dyn);
-    b.global("int", "int64_to_int64", vec![Int], Int);
-    b.global("int", "double_to_int64", vec![Double], Int);
-    b.global("int", "duration_to_int64", vec![Duration], Int);
-    b.global("int", "string_to_int64", vec![String], Int);
-    b.global("int", "timestamp_to_int64", vec![Timestamp], Int);
-    b.global("int", "uint64_to_int64", vec![Uint], Int);
-    b.global("string", "string_to_string", vec![String], String);
-    b.global("string", "bool_to_string", vec![Bool], String);
-    b.global("string", "bytes_to_string", vec![Bytes], String);
-    b.global("string", "double_to_string", vec![Double], String);
-    b.global("string", "duration_to_string", vec![Duration], String);
-    b.global("string", "int64_to_string", vec![Int], String);
-    b.global("string", "timestamp_to_string", vec![Timestamp], String);
-    b.global("string", "uint64_to_string", vec![Uint], String);
-    b.global("timestamp", "timestamp_to_timestamp", vec![Timestamp], Timestamp);
-    b.global("timestamp", "int64_to_timestamp", vec![Int], Timestamp);
-    b.global("timestamp", "string_to_timestamp", vec![String], Timestamp);
-    b.global("uint", "uint64_to_uint64", vec![Uint], Uint);
-    b.global("uint", "double_to_uint64", vec![Double], Uint);
-    b.global("uint", "int64_to_uint64", vec![Int], Uint);
-    b.global("uint", "string_to_uint64", vec![String], Uint);
-
+    ("type", "type", "(A) -> type(A)"),
+    ("bool", "bool_to_bool", "(bool) -> bool"),
+    ("bool", "string_to_bool", "(string) -> bool"),
+    ("bytes", "bytes_to_bytes", "(bytes) -> bytes"),
+    ("bytes", "string_to_bytes", "(string) -> bytes"),
+    ("double", "double_to_double", "(double) -> double"),
+    ("double", "int64_to_double", "(int) -> double"),
+    ("double", "string_to_double", "(string) -> double"),
+    ("double", "uint64_to_double", "(uint) -> double"),
+    ("duration", "duration_to_duration", "(duration) -> duration"),
+    ("duration", "int64_to_duration", "(int) -> duration"),
+    ("duration", "string_to_duration", "(string) -> duration"),
+    ("dyn", "to_dyn", "(A) -> dyn"),
+    ("int", "int64_to_int64", "(int) -> int"),
+    ("int", "double_to_int64", "(double) -> int"),
+    ("int", "duration_to_int64", "(duration) -> int"),
+    ("int", "string_to_int64", "(string) -> int"),
+    ("int", "timestamp_to_int64", "(timestamp) -> int"),
+    ("int", "uint64_to_int64", "(uint) -> int"),
+    ("string", "string_to_string", "(string) -> string"),
+    ("string", "bool_to_string", "(bool) -> string"),
+    ("string", "bytes_to_string", "(bytes) -> string"),
+    ("string", "double_to_string", "(double) -> string"),
+    ("string", "duration_to_string", "(duration) -> string"),
+    ("string", "int64_to_string", "(int) -> string"),
+    ("string", "timestamp_to_string", "(timestamp) -> string"),
+    ("string", "uint64_to_string", "(uint) -> string"),
+    ("timestamp", "timestamp_to_timestamp", "(timestamp) -> timestamp"),
+    ("timestamp", "int64_to_timestamp", "(int) -> timestamp"),
+    ("timestamp", "string_to_timestamp", "(string) -> timestamp"),
+    ("uint", "uint64_to_uint64", "(uint) -> uint"),
+    ("uint", "double_to_uint64", "(double) -> uint"),
+    ("uint", "int64_to_uint64", "(int) -> uint"),
+    ("uint", "string_to_uint64", "(string) -> uint"),
     // String functions.
-    b.member("contains", "contains_string", vec![String, String], Bool);
-    b.member("endsWith", "ends_with_string", vec![String, String], Bool);
-    b.member("startsWith", "starts_with_string", vec![String, String], Bool);
-    b.global("matches", "matches", vec![String, String], Bool);
-    b.member("matches", "matches_string", vec![String, String], Bool);
-
+    ("contains", "contains_string", "string.(string) -> bool"),
+    ("endsWith", "ends_with_string", "string.(string) -> bool"),
+    ("startsWith", "starts_with_string", "string.(string) -> bool"),
+    ("matches", "matches", "(string, string) -> bool"),
+    ("matches", "matches_string", "string.(string) -> bool"),
     // Timestamp and duration accessors.
-    let accessors: [(&str, &str, &str, Option<&str>); 10] = [
-        ("getFullYear", "timestamp_to_year", "timestamp_to_year_with_tz", None),
-        ("getMonth", "timestamp_to_month", "timestamp_to_month_with_tz", None),
-        ("getDayOfYear", "timestamp_to_day_of_year", "timestamp_to_day_of_year_with_tz", None),
-        ("getDayOfMonth", "timestamp_to_day_of_month", "timestamp_to_day_of_month_with_tz", None),
-        (
-            "getDate",
-            "timestamp_to_day_of_month_1_based",
-            "timestamp_to_day_of_month_1_based_with_tz",
-            None,
-        ),
-        ("getDayOfWeek", "timestamp_to_day_of_week", "timestamp_to_day_of_week_with_tz", None),
-        ("getHours", "timestamp_to_hours", "timestamp_to_hours_with_tz", Some("duration_to_hours")),
-        (
-            "getMinutes",
-            "timestamp_to_minutes",
-            "timestamp_to_minutes_with_tz",
-            Some("duration_to_minutes"),
-        ),
-        (
-            "getSeconds",
-            "timestamp_to_seconds",
-            "timestamp_to_seconds_tz",
-            Some("duration_to_seconds"),
-        ),
-        (
-            "getMilliseconds",
-            "timestamp_to_milliseconds",
-            "timestamp_to_milliseconds_with_tz",
-            Some("duration_to_milliseconds"),
-        ),
-    ];
-    for (name, plain, with_tz, duration) in accessors {
-        b.member(name, plain, vec![Timestamp], Int);
-        b.member(name, with_tz, vec![Timestamp, String], Int);
-        if let Some(d) = duration {
-            b.member(name, d, vec![Duration], Int);
-        }
-    }
-}
+    ("getFullYear", "timestamp_to_year", "timestamp.() -> int"),
+    ("getFullYear", "timestamp_to_year_with_tz", "timestamp.(string) -> int"),
+    ("getMonth", "timestamp_to_month", "timestamp.() -> int"),
+    ("getMonth", "timestamp_to_month_with_tz", "timestamp.(string) -> int"),
+    ("getDayOfYear", "timestamp_to_day_of_year", "timestamp.() -> int"),
+    ("getDayOfYear", "timestamp_to_day_of_year_with_tz", "timestamp.(string) -> int"),
+    ("getDayOfMonth", "timestamp_to_day_of_month", "timestamp.() -> int"),
+    ("getDayOfMonth", "timestamp_to_day_of_month_with_tz", "timestamp.(string) -> int"),
+    ("getDate", "timestamp_to_day_of_month_1_based", "timestamp.() -> int"),
+    ("getDate", "timestamp_to_day_of_month_1_based_with_tz", "timestamp.(string) -> int"),
+    ("getDayOfWeek", "timestamp_to_day_of_week", "timestamp.() -> int"),
+    ("getDayOfWeek", "timestamp_to_day_of_week_with_tz", "timestamp.(string) -> int"),
+    ("getHours", "timestamp_to_hours", "timestamp.() -> int"),
+    ("getHours", "timestamp_to_hours_with_tz", "timestamp.(string) -> int"),
+    ("getHours", "duration_to_hours", "duration.() -> int"),
+    ("getMinutes", "timestamp_to_minutes", "timestamp.() -> int"),
+    ("getMinutes", "timestamp_to_minutes_with_tz", "timestamp.(string) -> int"),
+    ("getMinutes", "duration_to_minutes", "duration.() -> int"),
+    ("getSeconds", "timestamp_to_seconds", "timestamp.() -> int"),
+    ("getSeconds", "timestamp_to_seconds_tz", "timestamp.(string) -> int"),
+    ("getSeconds", "duration_to_seconds", "duration.() -> int"),
+    ("getMilliseconds", "timestamp_to_milliseconds", "timestamp.() -> int"),
+    ("getMilliseconds", "timestamp_to_milliseconds_with_tz", "timestamp.(string) -> int"),
+    ("getMilliseconds", "duration_to_milliseconds", "duration.() -> int"),
+];
 
-fn strings(b: &mut Builder, version: u32) {
-    use Type::{Dyn, Int, String};
-    b.member("charAt", "string_char_at_int", vec![String, Int], String);
-    b.member("indexOf", "string_index_of_string", vec![String, String], Int);
-    b.member("indexOf", "string_index_of_string_int", vec![String, String, Int], Int);
-    b.member("lastIndexOf", "string_last_index_of_string", vec![String, String], Int);
-    b.member("lastIndexOf", "string_last_index_of_string_int", vec![String, String, Int], Int);
-    b.member("lowerAscii", "string_lower_ascii", vec![String], String);
-    b.member("replace", "string_replace_string_string", vec![String, String, String], String);
-    b.member(
-        "replace",
-        "string_replace_string_string_int",
-        vec![String, String, String, Int],
-        String,
-    );
-    b.member("split", "string_split_string", vec![String, String], Type::list(String));
-    b.member("split", "string_split_string_int", vec![String, String, Int], Type::list(String));
-    b.member("substring", "string_substring_int", vec![String, Int], String);
-    b.member("substring", "string_substring_int_int", vec![String, Int, Int], String);
-    b.member("trim", "string_trim", vec![String], String);
-    b.member("upperAscii", "string_upper_ascii", vec![String], String);
-    if version >= 1 {
-        b.member("format", "string_format", vec![String, Type::list(Dyn)], String);
-        b.global("strings.quote", "strings_quote", vec![String], String);
-    }
-    b.member("join", "list_join", vec![Type::list(String)], String);
-    b.member("join", "list_join_string", vec![Type::list(String), String], String);
-    if version >= 3 {
-        b.member("reverse", "string_reverse", vec![String], String);
-    }
-}
+/// cel-go `ext.Strings` v0 (before `join`).
+const STRINGS_V0: &[Row] = &[
+    ("charAt", "string_char_at_int", "string.(int) -> string"),
+    ("indexOf", "string_index_of_string", "string.(string) -> int"),
+    ("indexOf", "string_index_of_string_int", "string.(string, int) -> int"),
+    ("lastIndexOf", "string_last_index_of_string", "string.(string) -> int"),
+    ("lastIndexOf", "string_last_index_of_string_int", "string.(string, int) -> int"),
+    ("lowerAscii", "string_lower_ascii", "string.() -> string"),
+    ("replace", "string_replace_string_string", "string.(string, string) -> string"),
+    ("replace", "string_replace_string_string_int", "string.(string, string, int) -> string"),
+    ("split", "string_split_string", "string.(string) -> list(string)"),
+    ("split", "string_split_string_int", "string.(string, int) -> list(string)"),
+    ("substring", "string_substring_int", "string.(int) -> string"),
+    ("substring", "string_substring_int_int", "string.(int, int) -> string"),
+    ("trim", "string_trim", "string.() -> string"),
+    ("upperAscii", "string_upper_ascii", "string.() -> string"),
+];
 
-fn lists(b: &mut Builder, version: u32) {
-    let list_t = || Type::list(Type::param("T"));
-    b.member("slice", "list_slice", vec![list_t(), Type::Int, Type::Int], list_t());
-    if version >= 1 {
-        b.member("flatten", "list_flatten", vec![Type::list(list_t())], list_t());
-        b.member(
-            "flatten",
-            "list_flatten_int",
-            vec![Type::list(Type::Dyn), Type::Int],
-            Type::list(Type::Dyn),
-        );
-    }
-    if version >= 2 {
-        for (ct, name) in comparable_types() {
-            b.member(
-                "sort",
-                &format!("list_{name}_sort"),
-                vec![Type::list(ct.clone())],
-                Type::list(ct),
-            );
-        }
-        for (ct, name) in comparable_types() {
-            b.member(
-                "@sortByAssociatedKeys",
-                &format!("list_{name}_sortByAssociatedKeys"),
-                vec![list_t(), Type::list(ct)],
-                list_t(),
-            );
-        }
-        b.global("lists.range", "lists_range", vec![Type::Int], Type::list(Type::Int));
-        b.member("reverse", "list_reverse", vec![list_t()], list_t());
-        b.member("distinct", "list_distinct", vec![list_t()], list_t());
-    }
-}
+/// `ext.Strings` v1: `format` and `strings.quote`.
+const STRINGS_V1: &[Row] = &[
+    ("format", "string_format", "string.(list(dyn)) -> string"),
+    ("strings.quote", "strings_quote", "(string) -> string"),
+];
 
-fn optional(b: &mut Builder, version: u32) {
-    let v = || Type::param("V");
-    let k = || Type::param("K");
-    let opt_v = || Type::optional(Type::param("V"));
-    let list_v = || Type::list(Type::param("V"));
-    let map_kv = || Type::map(Type::param("K"), Type::param("V"));
-    b.global("optional.of", "optional_of", vec![v()], opt_v());
-    b.global("optional.ofNonZeroValue", "optional_ofNonZeroValue", vec![v()], opt_v());
-    b.global("optional.none", "optional_none", vec![], opt_v());
-    b.member("value", "optional_value", vec![opt_v()], v());
-    b.member("hasValue", "optional_hasValue", vec![opt_v()], Type::Bool);
-    b.member("or", "optional_or_optional", vec![opt_v(), opt_v()], opt_v());
-    b.member("orValue", "optional_orValue_value", vec![opt_v(), v()], v());
-    b.global("_?._", "select_optional_field", vec![Type::Dyn, Type::String], opt_v());
-    b.global("_[?_]", "list_optindex_optional_int", vec![list_v(), Type::Int], opt_v());
-    b.global(
+/// `ext.Strings` v0's `join`, declared after v1's functions as cel-go does.
+const STRINGS_JOIN: &[Row] = &[
+    ("join", "list_join", "list(string).() -> string"),
+    ("join", "list_join_string", "list(string).(string) -> string"),
+];
+
+/// `ext.Strings` v3.
+const STRINGS_V3: &[Row] = &[("reverse", "string_reverse", "string.() -> string")];
+
+/// cel-go `ext.Lists` v0.
+const LISTS_V0: &[Row] = &[("slice", "list_slice", "list(T).(int, int) -> list(T)")];
+
+/// `ext.Lists` v1.
+const LISTS_V1: &[Row] = &[
+    ("flatten", "list_flatten", "list(list(T)).() -> list(T)"),
+    ("flatten", "list_flatten_int", "list(dyn).(int) -> list(dyn)"),
+];
+
+/// `ext.Lists` v2. `sort` and `@sortByAssociatedKeys` take the comparable element types, with
+/// cel-go's type names in the ids; `@sortByAssociatedKeys` is a member function.
+const LISTS_V2: &[Row] = &[
+    ("sort", "list_int_sort", "list(int).() -> list(int)"),
+    ("sort", "list_uint_sort", "list(uint).() -> list(uint)"),
+    ("sort", "list_double_sort", "list(double).() -> list(double)"),
+    ("sort", "list_bool_sort", "list(bool).() -> list(bool)"),
+    ("sort", "list_google.protobuf.Duration_sort", "list(duration).() -> list(duration)"),
+    ("sort", "list_google.protobuf.Timestamp_sort", "list(timestamp).() -> list(timestamp)"),
+    ("sort", "list_string_sort", "list(string).() -> list(string)"),
+    ("sort", "list_bytes_sort", "list(bytes).() -> list(bytes)"),
+    ("@sortByAssociatedKeys", "list_int_sortByAssociatedKeys", "list(T).(list(int)) -> list(T)"),
+    ("@sortByAssociatedKeys", "list_uint_sortByAssociatedKeys", "list(T).(list(uint)) -> list(T)"),
+    (
+        "@sortByAssociatedKeys",
+        "list_double_sortByAssociatedKeys",
+        "list(T).(list(double)) -> list(T)",
+    ),
+    ("@sortByAssociatedKeys", "list_bool_sortByAssociatedKeys", "list(T).(list(bool)) -> list(T)"),
+    (
+        "@sortByAssociatedKeys",
+        "list_google.protobuf.Duration_sortByAssociatedKeys",
+        "list(T).(list(duration)) -> list(T)",
+    ),
+    (
+        "@sortByAssociatedKeys",
+        "list_google.protobuf.Timestamp_sortByAssociatedKeys",
+        "list(T).(list(timestamp)) -> list(T)",
+    ),
+    (
+        "@sortByAssociatedKeys",
+        "list_string_sortByAssociatedKeys",
+        "list(T).(list(string)) -> list(T)",
+    ),
+    (
+        "@sortByAssociatedKeys",
+        "list_bytes_sortByAssociatedKeys",
+        "list(T).(list(bytes)) -> list(T)",
+    ),
+    ("lists.range", "lists_range", "(int) -> list(int)"),
+    ("reverse", "list_reverse", "list(T).() -> list(T)"),
+    ("distinct", "list_distinct", "list(T).() -> list(T)"),
+];
+
+/// cel-go `OptionalTypes` v0 (and v1: `optFlatMap` is a macro).
+const OPTIONAL_V0: &[Row] = &[
+    ("optional.of", "optional_of", "(V) -> optional_type(V)"),
+    ("optional.ofNonZeroValue", "optional_ofNonZeroValue", "(V) -> optional_type(V)"),
+    ("optional.none", "optional_none", "() -> optional_type(V)"),
+    ("value", "optional_value", "optional_type(V).() -> V"),
+    ("hasValue", "optional_hasValue", "optional_type(V).() -> bool"),
+    ("or", "optional_or_optional", "optional_type(V).(optional_type(V)) -> optional_type(V)"),
+    ("orValue", "optional_orValue_value", "optional_type(V).(V) -> V"),
+    ("_?._", "select_optional_field", "(dyn, string) -> optional_type(V)"),
+    ("_[?_]", "list_optindex_optional_int", "(list(V), int) -> optional_type(V)"),
+    (
         "_[?_]",
         "optional_list_optindex_optional_int",
-        vec![Type::optional(list_v()), Type::Int],
-        opt_v(),
-    );
-    b.global("_[?_]", "map_optindex_optional_value", vec![map_kv(), k()], opt_v());
-    b.global(
+        "(optional_type(list(V)), int) -> optional_type(V)",
+    ),
+    ("_[?_]", "map_optindex_optional_value", "(map(K, V), K) -> optional_type(V)"),
+    (
         "_[?_]",
         "optional_map_optindex_optional_value",
-        vec![Type::optional(map_kv()), k()],
-        opt_v(),
-    );
-    b.global("_[_]", "optional_list_index_int", vec![Type::optional(list_v()), Type::Int], opt_v());
-    b.global("_[_]", "optional_map_index_value", vec![Type::optional(map_kv()), k()], opt_v());
-    if version >= 2 {
-        b.member("last", "list_last", vec![list_v()], opt_v());
-        b.member("first", "list_first", vec![list_v()], opt_v());
-        b.global("optional.unwrap", "optional_unwrap", vec![Type::list(opt_v())], list_v());
-        b.member("unwrapOpt", "optional_unwrapOpt", vec![Type::list(opt_v())], list_v());
-    }
-}
+        "(optional_type(map(K, V)), K) -> optional_type(V)",
+    ),
+    ("_[_]", "optional_list_index_int", "(optional_type(list(V)), int) -> optional_type(V)"),
+    ("_[_]", "optional_map_index_value", "(optional_type(map(K, V)), K) -> optional_type(V)"),
+];
 
-fn sets(b: &mut Builder) {
-    let list_t = || Type::list(Type::param("T"));
-    for (name, id) in [
-        ("sets.contains", "list_sets_contains_list"),
-        ("sets.equivalent", "list_sets_equivalent_list"),
-        ("sets.intersects", "list_sets_intersects_list"),
-    ] {
-        b.global(name, id, vec![list_t(), list_t()], Type::Bool);
-    }
-}
+/// `OptionalTypes` v2.
+const OPTIONAL_V2: &[Row] = &[
+    ("last", "list_last", "list(V).() -> optional_type(V)"),
+    ("first", "list_first", "list(V).() -> optional_type(V)"),
+    ("optional.unwrap", "optional_unwrap", "(list(optional_type(V))) -> list(V)"),
+    ("unwrapOpt", "optional_unwrapOpt", "list(optional_type(V)).() -> list(V)"),
+];
 
-fn two_var_comprehensions(b: &mut Builder) {
-    let k = || Type::param("K");
-    let v = || Type::param("V");
-    let map_kv = || Type::map(Type::param("K"), Type::param("V"));
-    b.global("cel.@mapInsert", "@mapInsert_map_key_value", vec![map_kv(), k(), v()], map_kv());
-    b.global("cel.@mapInsert", "@mapInsert_map_map", vec![map_kv(), map_kv()], map_kv());
-}
+/// cel-go `ext.Sets`.
+const SETS: &[Row] = &[
+    ("sets.contains", "list_sets_contains_list", "(list(T), list(T)) -> bool"),
+    ("sets.equivalent", "list_sets_equivalent_list", "(list(T), list(T)) -> bool"),
+    ("sets.intersects", "list_sets_intersects_list", "(list(T), list(T)) -> bool"),
+];
+
+/// cel-go `ext.TwoVarComprehensions`.
+const TWO_VAR_COMPREHENSIONS: &[Row] = &[
+    ("cel.@mapInsert", "@mapInsert_map_key_value", "(map(K, V), K, V) -> map(K, V)"),
+    ("cel.@mapInsert", "@mapInsert_map_map", "(map(K, V), map(K, V)) -> map(K, V)"),
+];
 
 /// Every declared overload, one line each: `function<TAB>id<TAB>signature`, functions sorted by
 /// name, overloads in declaration order. Signatures use cel-go's checker notation; member

@@ -462,58 +462,48 @@ pub const CHECK_COST: u64 = 350_000;
 /// object types without fields (apiserver `cel.ObjectType`), so selecting a field on them is an
 /// `undefined field` error.
 pub fn declare(d: &mut crate::cel::decls::Declarations) {
-    use crate::cel::decls::OverloadDecl as O;
-    use crate::cel::types::Type::{self, Bool, String};
-    use crate::library::type_name::{
-        AUTHORIZER, DECISION, GROUP_CHECK, PATH_CHECK, RESOURCE_CHECK,
-    };
-    let t = Type::object;
-    d.add_overload(
-        "path",
-        O::member("authorizer_path", vec![t(AUTHORIZER), String], t(PATH_CHECK)),
-    );
-    d.add_overload(
-        "group",
-        O::member("authorizer_group", vec![t(AUTHORIZER), String], t(GROUP_CHECK)),
-    );
-    d.add_overload(
-        "serviceAccount",
-        O::member("authorizer_serviceaccount", vec![t(AUTHORIZER), String, String], t(AUTHORIZER)),
-    );
-    d.add_overload(
-        "resource",
-        O::member("groupcheck_resource", vec![t(GROUP_CHECK), String], t(RESOURCE_CHECK)),
-    );
-    for (function, id) in [
-        ("subresource", "resourcecheck_subresource"),
-        ("namespace", "resourcecheck_namespace"),
-        ("name", "resourcecheck_name"),
-    ] {
-        d.add_overload(function, O::member(id, vec![t(RESOURCE_CHECK), String], t(RESOURCE_CHECK)));
-    }
-    d.add_overload("check", O::member("pathcheck_check", vec![t(PATH_CHECK), String], t(DECISION)));
-    d.add_overload(
-        "check",
-        O::member("resourcecheck_check", vec![t(RESOURCE_CHECK), String], t(DECISION)),
-    );
-    d.add_overload("errored", O::member("decision_errored", vec![t(DECISION)], Bool));
-    d.add_overload("error", O::member("decision_error", vec![t(DECISION)], String));
-    d.add_overload("allowed", O::member("decision_allowed", vec![t(DECISION)], Bool));
-    d.add_overload("reason", O::member("decision_reason", vec![t(DECISION)], String));
+    crate::cel::signature::declare(d, DECLS);
 }
+
+/// The authorizer library's overloads (`authz.go`), in its declaration order.
+const DECLS: &[crate::cel::signature::Row] = &[
+    ("path", "authorizer_path", "kubernetes.authorization.Authorizer.(string) -> kubernetes.authorization.PathCheck"),
+    ("group", "authorizer_group", "kubernetes.authorization.Authorizer.(string) -> kubernetes.authorization.GroupCheck"),
+    (
+        "serviceAccount",
+        "authorizer_serviceaccount",
+        "kubernetes.authorization.Authorizer.(string, string) -> kubernetes.authorization.Authorizer",
+    ),
+    ("resource", "groupcheck_resource", "kubernetes.authorization.GroupCheck.(string) -> kubernetes.authorization.ResourceCheck"),
+    ("subresource", "resourcecheck_subresource", "kubernetes.authorization.ResourceCheck.(string) -> kubernetes.authorization.ResourceCheck"),
+    ("namespace", "resourcecheck_namespace", "kubernetes.authorization.ResourceCheck.(string) -> kubernetes.authorization.ResourceCheck"),
+    ("name", "resourcecheck_name", "kubernetes.authorization.ResourceCheck.(string) -> kubernetes.authorization.ResourceCheck"),
+    ("check", "pathcheck_check", "kubernetes.authorization.PathCheck.(string) -> kubernetes.authorization.Decision"),
+    ("check", "resourcecheck_check", "kubernetes.authorization.ResourceCheck.(string) -> kubernetes.authorization.Decision"),
+    ("errored", "decision_errored", "kubernetes.authorization.Decision.() -> bool"),
+    ("error", "decision_error", "kubernetes.authorization.Decision.() -> string"),
+    ("allowed", "decision_allowed", "kubernetes.authorization.Decision.() -> bool"),
+    ("reason", "decision_reason", "kubernetes.authorization.Decision.() -> string"),
+];
 
 /// Declare `fieldSelector` and `labelSelector` (apiserver `authzSelectorsLibraryDecls`, 1.31).
 pub fn declare_selectors(d: &mut crate::cel::decls::Declarations) {
-    use crate::cel::decls::OverloadDecl as O;
-    use crate::cel::types::Type;
-    let rc = || Type::object(crate::library::type_name::RESOURCE_CHECK);
-    for (function, id) in [
-        ("fieldSelector", "authorizer_fieldselector"),
-        ("labelSelector", "authorizer_labelselector"),
-    ] {
-        d.add_overload(function, O::member(id, vec![rc(), Type::String], rc()));
-    }
+    crate::cel::signature::declare(d, SELECTOR_DECLS);
 }
+
+/// The selector overloads (1.31).
+const SELECTOR_DECLS: &[crate::cel::signature::Row] = &[
+    (
+        "fieldSelector",
+        "authorizer_fieldselector",
+        "kubernetes.authorization.ResourceCheck.(string) -> kubernetes.authorization.ResourceCheck",
+    ),
+    (
+        "labelSelector",
+        "authorizer_labelselector",
+        "kubernetes.authorization.ResourceCheck.(string) -> kubernetes.authorization.ResourceCheck",
+    ),
+];
 
 // ---------------------------------------------------------------------------------------------
 // CEL implementations

@@ -153,25 +153,24 @@ pub fn cidr_cost(arg_len: u64) -> u64 {
 /// Declare the CIDR functions (apiserver `cidrLibraryDecls`) and the type identifier
 /// `net.CIDR` (see [`super::ip::declare`]).
 pub fn declare(d: &mut crate::cel::decls::Declarations) {
-    use crate::cel::decls::{ObjectTypeDecl, OverloadDecl as O};
-    use crate::cel::types::Type::{self, Bool, Int, String};
-    let cidr = || Type::object(super::type_name::CIDR);
-    let ip = || Type::object(super::type_name::IP);
+    use crate::cel::decls::ObjectTypeDecl;
     d.add_object(ObjectTypeDecl { name: super::type_name::CIDR.to_string(), fields: Vec::new() });
-    d.add_overload("cidr", O::global("string_to_cidr", vec![String], cidr()));
-    d.add_overload("containsIP", O::member("cidr_contains_ip_string", vec![cidr(), String], Bool));
-    d.add_overload("containsIP", O::member("cidr_contains_ip_ip", vec![cidr(), ip()], Bool));
-    d.add_overload(
-        "containsCIDR",
-        O::member("cidr_contains_cidr_string", vec![cidr(), String], Bool),
-    );
-    d.add_overload("containsCIDR", O::member("cidr_contains_cidr", vec![cidr(), cidr()], Bool));
-    d.add_overload("ip", O::member("cidr_ip", vec![cidr()], ip()));
-    d.add_overload("prefixLength", O::member("cidr_prefix_length", vec![cidr()], Int));
-    d.add_overload("masked", O::member("cidr_masked", vec![cidr()], cidr()));
-    d.add_overload("isCIDR", O::global("is_cidr", vec![String], Bool));
-    d.add_overload("string", O::global("cidr_to_string", vec![cidr()], String));
+    crate::cel::signature::declare(d, DECLS);
 }
+
+/// The CIDR library's overloads (`cidr.go`), in its declaration order.
+const DECLS: &[crate::cel::signature::Row] = &[
+    ("cidr", "string_to_cidr", "(string) -> net.CIDR"),
+    ("containsIP", "cidr_contains_ip_string", "net.CIDR.(string) -> bool"),
+    ("containsIP", "cidr_contains_ip_ip", "net.CIDR.(net.IP) -> bool"),
+    ("containsCIDR", "cidr_contains_cidr_string", "net.CIDR.(string) -> bool"),
+    ("containsCIDR", "cidr_contains_cidr", "net.CIDR.(net.CIDR) -> bool"),
+    ("ip", "cidr_ip", "net.CIDR.() -> net.IP"),
+    ("prefixLength", "cidr_prefix_length", "net.CIDR.() -> int"),
+    ("masked", "cidr_masked", "net.CIDR.() -> net.CIDR"),
+    ("isCIDR", "is_cidr", "(string) -> bool"),
+    ("string", "cidr_to_string", "(net.CIDR) -> string"),
+];
 
 // ---------------------------------------------------------------------------------------------
 // CEL implementations

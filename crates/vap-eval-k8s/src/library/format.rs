@@ -390,41 +390,39 @@ pub fn validate_cost(format: NamedFormat, str_len: u64) -> u64 {
 // ---------------------------------------------------------------------------------------------
 // CEL declarations (apiserver overload ids, in the apiserver's declaration order)
 
-/// The zero-argument constructors, by CEL name (`format.<name>()`; the overload id is the
-/// function name), in [`NamedFormat::named`]'s order.
-pub const CONSTRUCTORS: [&str; 13] = [
-    "dns1123Label",
-    "dns1123Subdomain",
-    "dns1035Label",
-    "qualifiedName",
-    "dns1123LabelPrefix",
-    "dns1123SubdomainPrefix",
-    "dns1035LabelPrefix",
-    "labelValue",
-    "uri",
-    "uuid",
-    "byte",
-    "date",
-    "datetime",
-];
-
 /// Declare `validate`, `format.named` and the constructors (apiserver `formatLibraryDecls`,
 /// `ConstantFormats`). Overload ids use dashes (`format-validate`), as upstream.
 pub fn declare(d: &mut crate::cel::decls::Declarations) {
-    use crate::cel::decls::OverloadDecl as O;
-    use crate::cel::types::Type;
-    let f = || Type::object(super::type_name::NAMED_FORMAT);
-    let errors = Type::optional(Type::list(Type::String));
-    d.add_overload("validate", O::member("format-validate", vec![f(), Type::String], errors));
-    d.add_overload(
-        "format.named",
-        O::global("format-named", vec![Type::String], Type::optional(f())),
-    );
-    for name in CONSTRUCTORS {
-        let function = format!("format.{name}");
-        d.add_overload(&function, O::global(&function, vec![], f()));
-    }
+    crate::cel::signature::declare(d, DECLS);
 }
+
+/// The zero-argument constructors `format.<name>()` (the overload id is the function name) come
+/// in [`NamedFormat::named`]'s order.
+const DECLS: &[crate::cel::signature::Row] = &[
+    (
+        "validate",
+        "format-validate",
+        "kubernetes.NamedFormat.(string) -> optional_type(list(string))",
+    ),
+    ("format.named", "format-named", "(string) -> optional_type(kubernetes.NamedFormat)"),
+    ("format.dns1123Label", "format.dns1123Label", "() -> kubernetes.NamedFormat"),
+    ("format.dns1123Subdomain", "format.dns1123Subdomain", "() -> kubernetes.NamedFormat"),
+    ("format.dns1035Label", "format.dns1035Label", "() -> kubernetes.NamedFormat"),
+    ("format.qualifiedName", "format.qualifiedName", "() -> kubernetes.NamedFormat"),
+    ("format.dns1123LabelPrefix", "format.dns1123LabelPrefix", "() -> kubernetes.NamedFormat"),
+    (
+        "format.dns1123SubdomainPrefix",
+        "format.dns1123SubdomainPrefix",
+        "() -> kubernetes.NamedFormat",
+    ),
+    ("format.dns1035LabelPrefix", "format.dns1035LabelPrefix", "() -> kubernetes.NamedFormat"),
+    ("format.labelValue", "format.labelValue", "() -> kubernetes.NamedFormat"),
+    ("format.uri", "format.uri", "() -> kubernetes.NamedFormat"),
+    ("format.uuid", "format.uuid", "() -> kubernetes.NamedFormat"),
+    ("format.byte", "format.byte", "() -> kubernetes.NamedFormat"),
+    ("format.date", "format.date", "() -> kubernetes.NamedFormat"),
+    ("format.datetime", "format.datetime", "() -> kubernetes.NamedFormat"),
+];
 
 // ---------------------------------------------------------------------------------------------
 // CEL implementations

@@ -416,25 +416,24 @@ pub fn is_canonical_cost(arg_len: u64) -> u64 {
 /// (the apiserver declares it as a variable of type `type(net.IP)`; we declare it as a type
 /// name, which checks and evaluates the same).
 pub fn declare(d: &mut crate::cel::decls::Declarations) {
-    use crate::cel::decls::{ObjectTypeDecl, OverloadDecl as O};
-    use crate::cel::types::Type::{self, Bool, Int, String};
-    let ip = || Type::object(super::type_name::IP);
+    use crate::cel::decls::ObjectTypeDecl;
     d.add_object(ObjectTypeDecl { name: super::type_name::IP.to_string(), fields: Vec::new() });
-    d.add_overload("ip", O::global("string_to_ip", vec![String], ip()));
-    d.add_overload("family", O::member("ip_family", vec![ip()], Int));
-    d.add_overload("ip.isCanonical", O::global("ip_is_canonical", vec![String], Bool));
-    for (function, id) in [
-        ("isUnspecified", "ip_is_unspecified"),
-        ("isLoopback", "ip_is_loopback"),
-        ("isLinkLocalMulticast", "ip_is_link_local_multicast"),
-        ("isLinkLocalUnicast", "ip_is_link_local_unicast"),
-        ("isGlobalUnicast", "ip_is_global_unicast"),
-    ] {
-        d.add_overload(function, O::member(id, vec![ip()], Bool));
-    }
-    d.add_overload("isIP", O::global("is_ip", vec![String], Bool));
-    d.add_overload("string", O::global("ip_to_string", vec![ip()], String));
+    crate::cel::signature::declare(d, DECLS);
 }
+
+/// The IP library's overloads (`ip.go`), in its declaration order.
+const DECLS: &[crate::cel::signature::Row] = &[
+    ("ip", "string_to_ip", "(string) -> net.IP"),
+    ("family", "ip_family", "net.IP.() -> int"),
+    ("ip.isCanonical", "ip_is_canonical", "(string) -> bool"),
+    ("isUnspecified", "ip_is_unspecified", "net.IP.() -> bool"),
+    ("isLoopback", "ip_is_loopback", "net.IP.() -> bool"),
+    ("isLinkLocalMulticast", "ip_is_link_local_multicast", "net.IP.() -> bool"),
+    ("isLinkLocalUnicast", "ip_is_link_local_unicast", "net.IP.() -> bool"),
+    ("isGlobalUnicast", "ip_is_global_unicast", "net.IP.() -> bool"),
+    ("isIP", "is_ip", "(string) -> bool"),
+    ("string", "ip_to_string", "(net.IP) -> string"),
+];
 
 // ---------------------------------------------------------------------------------------------
 // CEL implementations

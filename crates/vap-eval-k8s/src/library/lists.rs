@@ -30,28 +30,8 @@
 //! Cost (apiserver `cost.go`): every function costs the traversal of its receiver (1 per
 //! scalar element, `floor(0.1 × bytes)` per string element).
 
-use crate::cel::decls::{Declarations, OverloadDecl as O};
-use crate::cel::types::Type;
-
-/// Element types of `isSorted`, `min`, `max`, with the names used in the overload ids.
-pub const COMPARABLE: [(&str, Type); 8] = [
-    ("int", Type::Int),
-    ("uint", Type::Uint),
-    ("double", Type::Double),
-    ("bool", Type::Bool),
-    ("duration", Type::Duration),
-    ("timestamp", Type::Timestamp),
-    ("string", Type::String),
-    ("bytes", Type::Bytes),
-];
-
-/// Element types of `sum`.
-pub const SUMMABLE: [(&str, Type); 4] = [
-    ("int", Type::Int),
-    ("uint", Type::Uint),
-    ("double", Type::Double),
-    ("duration", Type::Duration),
-];
+use crate::cel::decls::Declarations;
+use crate::cel::signature::{self, Row};
 
 // ---------------------------------------------------------------------------------------------
 // CEL declarations (apiserver overload ids, in the apiserver's declaration order)
@@ -59,36 +39,49 @@ pub const SUMMABLE: [(&str, Type); 4] = [
 /// Declare the lists library at `version` (0: isSorted, sum, max, min, indexOf, lastIndexOf;
 /// 1: adds includes).
 pub fn declare(d: &mut Declarations, version: u32) {
-    for (name, t) in COMPARABLE {
-        let id = format!("list_{name}_is_sorted_bool");
-        d.add_overload("isSorted", O::member(&id, vec![Type::list(t)], Type::Bool));
-    }
-    for (name, t) in SUMMABLE {
-        let id = format!("list_{name}_sum_{name}");
-        d.add_overload("sum", O::member(&id, vec![Type::list(t.clone())], t));
-    }
-    for function in ["max", "min"] {
-        for (name, t) in COMPARABLE {
-            let id = format!("list_{name}_{function}_{name}");
-            d.add_overload(function, O::member(&id, vec![Type::list(t.clone())], t));
-        }
-    }
-    let a = || Type::param("A");
-    d.add_overload(
-        "indexOf",
-        O::member("list_a_index_of_int", vec![Type::list(a()), a()], Type::Int),
-    );
-    d.add_overload(
-        "lastIndexOf",
-        O::member("list_a_last_index_of_int", vec![Type::list(a()), a()], Type::Int),
-    );
+    signature::declare(d, DECLS_V0);
     if version >= 1 {
-        d.add_overload(
-            "includes",
-            O::member("list_includes_dyn_dyn", vec![Type::Dyn, Type::Dyn], Type::Bool),
-        );
+        signature::declare(d, DECLS_V1);
     }
 }
+
+/// v0. `isSorted`, `min` and `max` take the comparable element types (int, uint, double, bool,
+/// duration, timestamp, string, bytes), `sum` the summable ones (int, uint, double, duration).
+const DECLS_V0: &[Row] = &[
+    ("isSorted", "list_int_is_sorted_bool", "list(int).() -> bool"),
+    ("isSorted", "list_uint_is_sorted_bool", "list(uint).() -> bool"),
+    ("isSorted", "list_double_is_sorted_bool", "list(double).() -> bool"),
+    ("isSorted", "list_bool_is_sorted_bool", "list(bool).() -> bool"),
+    ("isSorted", "list_duration_is_sorted_bool", "list(duration).() -> bool"),
+    ("isSorted", "list_timestamp_is_sorted_bool", "list(timestamp).() -> bool"),
+    ("isSorted", "list_string_is_sorted_bool", "list(string).() -> bool"),
+    ("isSorted", "list_bytes_is_sorted_bool", "list(bytes).() -> bool"),
+    ("sum", "list_int_sum_int", "list(int).() -> int"),
+    ("sum", "list_uint_sum_uint", "list(uint).() -> uint"),
+    ("sum", "list_double_sum_double", "list(double).() -> double"),
+    ("sum", "list_duration_sum_duration", "list(duration).() -> duration"),
+    ("max", "list_int_max_int", "list(int).() -> int"),
+    ("max", "list_uint_max_uint", "list(uint).() -> uint"),
+    ("max", "list_double_max_double", "list(double).() -> double"),
+    ("max", "list_bool_max_bool", "list(bool).() -> bool"),
+    ("max", "list_duration_max_duration", "list(duration).() -> duration"),
+    ("max", "list_timestamp_max_timestamp", "list(timestamp).() -> timestamp"),
+    ("max", "list_string_max_string", "list(string).() -> string"),
+    ("max", "list_bytes_max_bytes", "list(bytes).() -> bytes"),
+    ("min", "list_int_min_int", "list(int).() -> int"),
+    ("min", "list_uint_min_uint", "list(uint).() -> uint"),
+    ("min", "list_double_min_double", "list(double).() -> double"),
+    ("min", "list_bool_min_bool", "list(bool).() -> bool"),
+    ("min", "list_duration_min_duration", "list(duration).() -> duration"),
+    ("min", "list_timestamp_min_timestamp", "list(timestamp).() -> timestamp"),
+    ("min", "list_string_min_string", "list(string).() -> string"),
+    ("min", "list_bytes_min_bytes", "list(bytes).() -> bytes"),
+    ("indexOf", "list_a_index_of_int", "list(A).(A) -> int"),
+    ("lastIndexOf", "list_a_last_index_of_int", "list(A).(A) -> int"),
+];
+
+/// v1 (1.37).
+const DECLS_V1: &[Row] = &[("includes", "list_includes_dyn_dyn", "dyn.(dyn) -> bool")];
 
 // ---------------------------------------------------------------------------------------------
 // CEL implementations
@@ -213,7 +206,7 @@ fn includes_cost(a: &[Value<'_>], _: Option<&Value<'_>>) -> u64 {
     a.first().map_or(0, traversal_cost)
 }
 
-/// Overload ids by element type, in [`COMPARABLE`] / [`SUMMABLE`] order.
+/// Overload ids by element type, in [`DECLS_V0`]'s order.
 const IS_SORTED_IDS: [&str; 8] = [
     "list_int_is_sorted_bool",
     "list_uint_is_sorted_bool",

@@ -853,23 +853,29 @@ fn form(q: &Quantity) -> String {
 /// Declare the quantity functions (apiserver `quantityLibraryDecls`). `sign` is a *global*
 /// function: `sign(q)` type-checks, the documented `q.sign()` does not (spec §4.5).
 pub fn declare(d: &mut crate::cel::decls::Declarations) {
-    use crate::cel::decls::OverloadDecl as O;
-    use crate::cel::types::Type::{self, Bool, Double, Int, String};
-    let q = || Type::object(super::type_name::QUANTITY);
-    d.add_overload("quantity", O::global("string_to_quantity", vec![String], q()));
-    d.add_overload("isQuantity", O::global("is_quantity_string", vec![String], Bool));
-    d.add_overload("sign", O::global("quantity_sign", vec![q()], Int));
-    d.add_overload("isGreaterThan", O::member("quantity_is_greater_than", vec![q(), q()], Bool));
-    d.add_overload("isLessThan", O::member("quantity_is_less_than", vec![q(), q()], Bool));
-    d.add_overload("compareTo", O::member("quantity_compare_to", vec![q(), q()], Int));
-    d.add_overload("asApproximateFloat", O::member("quantity_get_float", vec![q()], Double));
-    d.add_overload("asInteger", O::member("quantity_get_int", vec![q()], Int));
-    d.add_overload("isInteger", O::member("quantity_is_integer", vec![q()], Bool));
-    d.add_overload("add", O::member("quantity_add", vec![q(), q()], q()));
-    d.add_overload("add", O::member("quantity_add_int", vec![q(), Int], q()));
-    d.add_overload("sub", O::member("quantity_sub", vec![q(), q()], q()));
-    d.add_overload("sub", O::member("quantity_sub_int", vec![q(), Int], q()));
+    crate::cel::signature::declare(d, DECLS);
 }
+
+/// The quantity library's overloads (`quantity.go`), in its declaration order.
+const DECLS: &[crate::cel::signature::Row] = &[
+    ("quantity", "string_to_quantity", "(string) -> kubernetes.Quantity"),
+    ("isQuantity", "is_quantity_string", "(string) -> bool"),
+    ("sign", "quantity_sign", "(kubernetes.Quantity) -> int"),
+    (
+        "isGreaterThan",
+        "quantity_is_greater_than",
+        "kubernetes.Quantity.(kubernetes.Quantity) -> bool",
+    ),
+    ("isLessThan", "quantity_is_less_than", "kubernetes.Quantity.(kubernetes.Quantity) -> bool"),
+    ("compareTo", "quantity_compare_to", "kubernetes.Quantity.(kubernetes.Quantity) -> int"),
+    ("asApproximateFloat", "quantity_get_float", "kubernetes.Quantity.() -> double"),
+    ("asInteger", "quantity_get_int", "kubernetes.Quantity.() -> int"),
+    ("isInteger", "quantity_is_integer", "kubernetes.Quantity.() -> bool"),
+    ("add", "quantity_add", "kubernetes.Quantity.(kubernetes.Quantity) -> kubernetes.Quantity"),
+    ("add", "quantity_add_int", "kubernetes.Quantity.(int) -> kubernetes.Quantity"),
+    ("sub", "quantity_sub", "kubernetes.Quantity.(kubernetes.Quantity) -> kubernetes.Quantity"),
+    ("sub", "quantity_sub_int", "kubernetes.Quantity.(int) -> kubernetes.Quantity"),
+];
 
 // ---------------------------------------------------------------------------------------------
 // CEL implementations

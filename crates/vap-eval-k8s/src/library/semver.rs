@@ -228,20 +228,22 @@ pub fn semver_cost(arg_len: u64) -> u64 {
 /// Declare the semver functions (apiserver `semverLibType.declarations`, library version 1:
 /// the `normalize` overloads are included).
 pub fn declare(d: &mut crate::cel::decls::Declarations) {
-    use crate::cel::decls::OverloadDecl as O;
-    use crate::cel::types::Type::{self, Bool, Int, String};
-    let v = || Type::object(super::type_name::SEMVER);
-    d.add_overload("semver", O::global("string_to_semver", vec![String], v()));
-    d.add_overload("isSemver", O::global("is_semver_string", vec![String], Bool));
-    d.add_overload("isGreaterThan", O::member("semver_is_greater_than", vec![v(), v()], Bool));
-    d.add_overload("isLessThan", O::member("semver_is_less_than", vec![v(), v()], Bool));
-    d.add_overload("compareTo", O::member("semver_compare_to", vec![v(), v()], Int));
-    d.add_overload("major", O::member("semver_major", vec![v()], Int));
-    d.add_overload("minor", O::member("semver_minor", vec![v()], Int));
-    d.add_overload("patch", O::member("semver_patch", vec![v()], Int));
-    d.add_overload("semver", O::global("string_bool_to_semver", vec![String, Bool], v()));
-    d.add_overload("isSemver", O::global("is_semver_string_bool", vec![String, Bool], Bool));
+    crate::cel::signature::declare(d, DECLS);
 }
+
+/// The semver library's overloads (`semverlib.go`, v1), in its declaration order.
+const DECLS: &[crate::cel::signature::Row] = &[
+    ("semver", "string_to_semver", "(string) -> kubernetes.Semver"),
+    ("isSemver", "is_semver_string", "(string) -> bool"),
+    ("isGreaterThan", "semver_is_greater_than", "kubernetes.Semver.(kubernetes.Semver) -> bool"),
+    ("isLessThan", "semver_is_less_than", "kubernetes.Semver.(kubernetes.Semver) -> bool"),
+    ("compareTo", "semver_compare_to", "kubernetes.Semver.(kubernetes.Semver) -> int"),
+    ("major", "semver_major", "kubernetes.Semver.() -> int"),
+    ("minor", "semver_minor", "kubernetes.Semver.() -> int"),
+    ("patch", "semver_patch", "kubernetes.Semver.() -> int"),
+    ("semver", "string_bool_to_semver", "(string, bool) -> kubernetes.Semver"),
+    ("isSemver", "is_semver_string_bool", "(string, bool) -> bool"),
+];
 
 // ---------------------------------------------------------------------------------------------
 // CEL implementations

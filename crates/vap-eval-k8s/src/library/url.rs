@@ -510,23 +510,20 @@ pub fn url_cost(arg_len: u64) -> u64 {
 
 /// Declare `url`, `isURL` and the `kubernetes.URL` accessors (apiserver `urlLibraryDecls`).
 pub fn declare(d: &mut crate::cel::decls::Declarations) {
-    use crate::cel::decls::OverloadDecl as O;
-    use crate::cel::types::Type;
-    let url = || Type::object(super::type_name::URL);
-    d.add_overload("url", O::global("string_to_url", vec![Type::String], url()));
-    for (function, id) in [
-        ("getScheme", "url_get_scheme"),
-        ("getHost", "url_get_host"),
-        ("getHostname", "url_get_hostname"),
-        ("getPort", "url_get_port"),
-        ("getEscapedPath", "url_get_escaped_path"),
-    ] {
-        d.add_overload(function, O::member(id, vec![url()], Type::String));
-    }
-    let query = Type::map(Type::String, Type::list(Type::String));
-    d.add_overload("getQuery", O::member("url_get_query", vec![url()], query));
-    d.add_overload("isURL", O::global("is_url_string", vec![Type::String], Type::Bool));
+    crate::cel::signature::declare(d, DECLS);
 }
+
+/// The URL library's overloads (`urls.go`), in its declaration order.
+const DECLS: &[crate::cel::signature::Row] = &[
+    ("url", "string_to_url", "(string) -> kubernetes.URL"),
+    ("getScheme", "url_get_scheme", "kubernetes.URL.() -> string"),
+    ("getHost", "url_get_host", "kubernetes.URL.() -> string"),
+    ("getHostname", "url_get_hostname", "kubernetes.URL.() -> string"),
+    ("getPort", "url_get_port", "kubernetes.URL.() -> string"),
+    ("getEscapedPath", "url_get_escaped_path", "kubernetes.URL.() -> string"),
+    ("getQuery", "url_get_query", "kubernetes.URL.() -> map(string, list(string))"),
+    ("isURL", "is_url_string", "(string) -> bool"),
+];
 
 // ---------------------------------------------------------------------------------------------
 // CEL implementations
