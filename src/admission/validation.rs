@@ -6,6 +6,7 @@
 //! CEL engine ([`AcceptAllCompiler`]) and the CEL engine plugs in later.
 
 use std::collections::BTreeSet;
+use vap_eval_k8s::library::gostr;
 
 use super::field::{go_quote, go_string_slice, BadValue, FieldError, FieldPath};
 use super::labels::{validate_label_selector, validate_labels};
@@ -101,7 +102,7 @@ pub fn validate_object_meta(meta: &ObjectMeta) -> Vec<FieldError> {
     let ap = p.child("annotations");
     let mut total = 0;
     for (k, v) in &meta.annotations {
-        for m in is_qualified_name(&k.to_lowercase()) {
+        for m in is_qualified_name(&gostr::to_lower(k)) {
             errs.push(FieldError::invalid(&ap, k, &m));
         }
         total += k.len() + v.len();
@@ -401,7 +402,7 @@ pub fn validate_param_kind(pk: &ParamKind, path: &FieldPath) -> Vec<FieldError> 
     if pk.kind.is_empty() {
         errs.push(FieldError::required(&path.child("kind"), ""));
     } else {
-        let e = is_dns1035_label(&pk.kind.to_lowercase());
+        let e = is_dns1035_label(&gostr::to_lower(&pk.kind));
         if !e.is_empty() {
             errs.push(FieldError::invalid(
                 &path.child("kind"),
@@ -857,6 +858,20 @@ mod tests {
         p.spec.match_constraints.as_mut().unwrap().resource_rules[0].resources =
             ["*", "a/b", "a/*", "*/b"].iter().map(|s| s.to_string()).collect();
         assert!(errors(&p).is_empty(), "{:?}", errors(&p));
+    }
+
+    /// Annotation keys are checked lowercased with Go's `strings.ToLower` (apimachinery
+    /// `ValidateAnnotations`): per-rune simple mapping, so `İ` becomes `i`, a valid key, where
+    /// Rust's `to_lowercase` gives `i̇`, which is not.
+    #[test]
+    fn annotation_keys_lowercased_as_go_does() {
+        let mut p = policy();
+        p.metadata.annotations.insert("example.com/İD".into(), "x".into());
+        assert!(errors(&p).is_empty(), "{:?}", errors(&p));
+        p.metadata.annotations.insert("example.com/ÜD".into(), "x".into());
+        let errs = errors(&p);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(errs[0].starts_with("metadata.annotations: Invalid value: \"example.com/ÜD\": name part must consist of alphanumeric characters"), "{errs:?}");
     }
 
     /// The compiler hook sees each expression with the right declarations.

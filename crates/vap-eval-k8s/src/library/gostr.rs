@@ -1,7 +1,7 @@
 //! Go formatting helpers shared by the libraries, so error texts match what Go prints.
 //!
 //! Only what the libraries' error messages need: `strconv.Quote` (also what `%q` prints for a
-//! string) and `strconv.ParseUint`/`ParseInt` error texts.
+//! string), `strconv.ParseUint`/`ParseInt` error texts, and `strings.ToLower`.
 
 /// Go `strconv.Quote(s)` (also what `%q` prints for a string): double-quoted, with Go escapes for
 /// non-printable runes.
@@ -73,6 +73,18 @@ pub fn parse_uint(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("strconv.ParseUint: parsing {}: value out of range", quote(s)))
 }
 
+/// Go `strings.ToLower`: each rune mapped on its own by Unicode's simple lowercase mapping. Unlike
+/// Rust's `str::to_lowercase`, a final `Σ` becomes `σ` (not `ς`) and `İ` becomes `i` (not `i̇`),
+/// so lengths can differ from Rust's. ASCII (the common case) takes the fast path, as in Go.
+pub fn to_lower(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
+    // `char::to_lowercase` is the full mapping; the only rune it maps to more than one is U+0130,
+    // whose simple mapping is its first rune.
+    s.chars().map(|c| c.to_lowercase().next().unwrap_or(c)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +120,17 @@ mod tests {
             Err(r#"strconv.ParseUint: parsing "99999999999999999999": value out of range"#
                 .to_string())
         );
+    }
+
+    #[test]
+    fn to_lower_maps_runes_as_go_does() {
+        assert_eq!(to_lower("Deployment"), "deployment");
+        assert_eq!(to_lower("example.COM/Key"), "example.com/key");
+        // Go: unicode.ToLower per rune (strings.ToLower("İSTANBUL") == "istanbul").
+        assert_eq!(to_lower("İSTANBUL"), "istanbul");
+        assert_eq!("İSTANBUL".to_lowercase(), "i\u{307}stanbul");
+        // No final-sigma rule: strings.ToLower("ΟΔΟΣ") == "οδοσ".
+        assert_eq!(to_lower("ΟΔΟΣ"), "οδοσ");
+        assert_eq!(to_lower("ÀÉ日本"), "àé日本");
     }
 }
