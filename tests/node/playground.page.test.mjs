@@ -54,7 +54,9 @@ test('playground in headless Chromium', async (t) => {
     const requests = [];
     const onRequest = (r) => requests.push(r.url());
     page.on('request', onRequest);
-    await page.goto(`${base}/www/`);
+    const response = await page.goto(`${base}/www/`);
+    // scripts/serve.mjs starts the engine's download with the page's response.
+    assert.match(response.headers().link ?? '', /^<\.\.\/pkg\/vap_eval_bg\.wasm>; rel=preload; as=fetch; crossorigin$/);
     await page.waitForFunction(() => window.__vapFirstResultMs !== undefined || document.body.dataset.state === 'error', null, { timeout: 30_000 });
     const notice = await page.textContent('#notice');
     assert.notEqual(await page.getAttribute('body', 'data-state'), 'error', notice);
