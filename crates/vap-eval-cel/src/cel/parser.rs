@@ -1494,6 +1494,10 @@ impl Parser<'_> {
     }
 
     /// `all`, `exists`, `exists_one` / `existsOne` with one variable.
+    ///
+    /// The expanders are out of line (here and below): inlined, they made `call_or_macro`, which
+    /// every call goes through, 12 KB of wasm that the first parse of a page had to compile.
+    #[inline(never)]
     fn quantifier(
         &mut self,
         f: &str,
@@ -1531,6 +1535,7 @@ impl Parser<'_> {
     }
 
     /// `map(v, f)`, `map(v, p, f)`, `filter(v, p)`.
+    #[inline(never)]
     fn map_or_filter(
         &mut self,
         f: &str,
@@ -1563,6 +1568,7 @@ impl Parser<'_> {
 }
 
 /// The two-variable comprehensions. Their synthetic nodes cover the whole call.
+#[inline(never)]
 fn two_var(
     name: &str,
     pos: u32,
@@ -1636,6 +1642,7 @@ fn push(mut v: Vec<Expr>, e: Expr) -> Vec<Expr> {
 /// `opt.optMap(v, e)` → `opt.hasValue() ? optional.of(<bind v = opt.value()> e) : optional.none()`;
 /// `optFlatMap` leaves out the `optional.of`. The bind is cel-go's single-step comprehension
 /// over an empty list with the variable as accumulator.
+#[inline(never)]
 fn opt_map(flat: bool, pos: u32, span: Span, target: Expr, v: &str, mut args: Vec<Expr>) -> Expr {
     let e = args.pop().unwrap_or_else(|| error_node(pos));
     let has = call(pos, span, "hasValue", Some(target.clone()), vec![]);
@@ -1656,6 +1663,7 @@ fn bind(pos: u32, span: Span, var: &str, init: Expr, body: Expr) -> Expr {
 /// `l.sortBy(v, key)` → bind `@__sortBy_input__ = l` in
 /// `@__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(v, key))` (a member call, as
 /// cel-go declares it).
+#[inline(never)]
 fn sort_by(pos: u32, span: Span, target: Expr, v: &str, mut args: Vec<Expr>) -> Expr {
     const INPUT: &str = "@__sortBy_input__";
     let key = args.pop().unwrap_or_else(|| error_node(pos));
