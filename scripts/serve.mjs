@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A static file server for the repository root (the playground www/ imports ../pkg/), with the
 // MIME types a browser needs (application/wasm for streaming compilation, text/javascript for
-// modules) and a preload header for the playground's engine. The one server of the project: scripts/run.sh runs this file; the page tests and the
+// modules), a preload header for the playground's engine, and the playground's bundle of its own
+// modules made from the current sources. The one server of the project: scripts/run.sh runs this file; the page tests and the
 // cold-start benchmark import `serveStatic` (tests/node/page-helpers.mjs).
 //
 //   node scripts/serve.mjs      serves on HOST:PORT (default 127.0.0.1:8080) until Ctrl-C
@@ -9,6 +10,7 @@ import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { bundle } from "./bundle-www.mjs";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -36,6 +38,12 @@ const PAGE_HEADERS = {
   "www/index.html": { link: "<../pkg/vap_eval_bg.wasm>; rel=preload; as=fetch; crossorigin" },
 };
 
+// Files made on request from the current sources (never stale while you edit): the playground's
+// bundle of its own modules (scripts/bundle-www.mjs; a static host gets it from that script).
+const GENERATED = {
+  "www/app.js": (root) => bundle(path.join(root, "www", "main.js")),
+};
+
 /**
  * Serves `root` on `host:port` (port 0: any free port), without caching. Resolves to
  * `{ url, port, close }` once listening; `url` ends with "/". `log` is called per request.
@@ -51,6 +59,19 @@ export async function serveStatic({ root = repoRoot, host = "127.0.0.1", port = 
     }
     let file = path.join(root, rel);
     if (file !== root && !file.startsWith(root + path.sep)) return res.writeHead(403).end("forbidden");
+    const generate = GENERATED[path.relative(root, file).split(path.sep).join("/")];
+    if (generate) {
+      let text;
+      try {
+        text = generate(root);
+      } catch (e) {
+        log?.(`${req.method} ${rel} 500`);
+        return res.writeHead(500, { "content-type": "text/plain" }).end(String(e?.message ?? e));
+      }
+      log?.(`${req.method} ${rel} 200 (generated)`);
+      res.writeHead(200, { "content-type": TYPES[".js"], "cache-control": "no-store" });
+      return res.end(text);
+    }
     fs.stat(file, (err, st) => {
       if (!err && st.isDirectory()) {
         if (!rel.endsWith("/")) return res.writeHead(301, { location: rel + "/" }).end();
