@@ -442,29 +442,30 @@ pub fn overload_table(decls: &Declarations) -> String {
     out
 }
 
+/// Test support: `decls`' [`overload_table`] must equal the committed file `path` (relative to
+/// the crate); `UPDATE_EXPECT=1` rewrites the file instead, after a deliberate change.
+#[cfg(test)]
+pub(crate) fn assert_committed_table(decls: &Declarations, path: &str) {
+    let table = overload_table(decls);
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&file, &table).expect("write table");
+        return;
+    }
+    let committed = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(committed == table, "{path} is stale; rerun with UPDATE_EXPECT=1 and review the diff");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const TABLE_PATH: &str = "src/cel/stdlib_overload_ids.txt";
-
-    /// The committed table of every overload id, for the runtime to cross-check. Run with
-    /// `UPDATE_EXPECT=1` to rewrite it after a deliberate change.
+    /// The committed table of every overload id, for the runtime to cross-check.
     #[test]
     fn overload_ids_match_committed_table() {
         let mut d = Declarations::default();
         standard(&mut d, &LibraryVersions::all());
-        let table = overload_table(&d);
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(TABLE_PATH);
-        if std::env::var_os("UPDATE_EXPECT").is_some() {
-            std::fs::write(&path, &table).expect("write table");
-            return;
-        }
-        let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            committed == table,
-            "{TABLE_PATH} is stale; rerun with UPDATE_EXPECT=1 and review the diff"
-        );
+        assert_committed_table(&d, "src/cel/stdlib_overload_ids.txt");
     }
 
     #[test]

@@ -116,14 +116,12 @@ pub fn registry() -> Rc<Registry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cel::stdlib_decls::overload_table;
+    use crate::cel::stdlib_decls::assert_committed_table;
     use crate::environment::{EnvironmentMode, KubeVersion};
-
-    const TABLE_PATH: &str = "src/library/overload_ids.txt";
 
     /// Every Kubernetes library overload of the newest version (all libraries, latest versions),
     /// pinned like the standard library's (`cel/stdlib_overload_ids.txt`): id and signature in
-    /// the checker's notation. `UPDATE_EXPECT=1` rewrites it after a deliberate change.
+    /// the checker's notation.
     #[test]
     fn library_overloads_match_committed_table() {
         let mut d = Declarations::default();
@@ -131,16 +129,6 @@ mod tests {
             &mut d,
             &Features::for_version(KubeVersion::NEWEST, EnvironmentMode::StoredExpressions),
         );
-        let table = overload_table(&d);
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(TABLE_PATH);
-        if std::env::var_os("UPDATE_EXPECT").is_some() {
-            std::fs::write(&path, &table).expect("write table");
-            return;
-        }
-        let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            committed == table,
-            "{TABLE_PATH} is stale; rerun with UPDATE_EXPECT=1 and review the diff"
-        );
+        assert_committed_table(&d, "src/library/overload_ids.txt");
     }
 }
