@@ -4,8 +4,8 @@
 import { decodeState, encodeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, compareVersions, debounce } from './state.js';
 import { renderResult, renderExpressionResult, renderNotice, toDom, toPlain } from './render.js';
 import { locateDiagnostic, positionAt } from './diagnostics.js';
-// Imported statically: main.js (render-blocking) runs only once the package's glue is loaded, so
-// nothing is laid out or painted before the engine can start. A dynamic import resolved in a
+// Imported statically: the page's code (app.js, render-blocking) runs only once the package's glue
+// is loaded, so nothing is laid out or painted before the engine can start. A dynamic import resolved in a
 // later task, which Chromium sometimes ran only after the first layout and frame (40-110 ms
 // later in 2 of 15 loads). When the package is missing, index.html's onerror shows the notice.
 import * as vapEval from '../pkg/vap_eval.js';

@@ -140,23 +140,45 @@ test('playground in headless Chromium', async (t) => {
     assert.ok("size(object.metadata.name) <= '30'".includes(sel.text), `selection inside the expression, got: ${sel.text}`);
   });
 
-  await t.test('without the package, the page says how to build it', async () => {
-    // The repository's www/ served from a root with no pkg/: main.js's static import of the glue
-    // fails, so main.js never runs and index.html's onerror handler shows the notice.
-    const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-eval-nopkg-'));
-    fs.cpSync(path.join(ROOT, 'www'), path.join(bare, 'www'), { recursive: true });
-    const bareServer = await serveStatic({ root: bare });
+  /** Opens the playground served from a copy of the repository made by `setup(dir)`. */
+  async function withCopy(setup, fn) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-eval-copy-'));
+    fs.cpSync(path.join(ROOT, 'www'), path.join(dir, 'www'), { recursive: true });
+    setup(dir);
+    const copyServer = await serveStatic({ root: dir });
     const other = await context.newPage();
     try {
-      await other.goto(`http://127.0.0.1:${bareServer.port}/www/`);
+      await other.goto(`http://127.0.0.1:${copyServer.port}/www/`);
+      await fn(other);
+    } finally {
+      await other.close();
+      await copyServer.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  await t.test('without the package, the page says how to build it', async () => {
+    // No pkg/: the bundle's static import of the glue fails, so main.js never runs and
+    // index.html's onerror handler shows the notice.
+    await withCopy(() => {}, async (other) => {
       await other.waitForSelector('#notice [role=alert]', { timeout: 10_000 });
       assert.equal(await other.getAttribute('body', 'data-state'), 'error');
       assert.match(await other.textContent('#notice'), /could not be loaded[\s\S]*bash scripts\/run\.sh/);
-    } finally {
-      await other.close();
-      await bareServer.close();
-      fs.rmSync(bare, { recursive: true, force: true });
-    }
+    });
+  });
+
+  await t.test('a broken wasm module gets its notice, not a blank page', async () => {
+    // The package with its wasm replaced by junk: the boot script's compile fails, init()'s own
+    // fetch and compile fail too, and main.js says so.
+    const junkWasm = (dir) => {
+      fs.cpSync(path.join(ROOT, 'pkg'), path.join(dir, 'pkg'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'pkg', 'vap_eval_bg.wasm'), 'not wasm');
+    };
+    await withCopy(junkWasm, async (other) => {
+      await other.waitForSelector('#notice [role=alert]', { timeout: 10_000 });
+      assert.equal(await other.getAttribute('body', 'data-state'), 'error');
+      assert.match(await other.textContent('#notice'), /could not be loaded or initialised[\s\S]*bash scripts\/run\.sh[\s\S]*Details: /);
+    });
   });
 
   await t.test('no page errors', () => {
