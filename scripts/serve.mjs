@@ -6,6 +6,7 @@
 // cold-start benchmark import `serveStatic` (tests/node/page-helpers.mjs).
 //
 //   node scripts/serve.mjs      serves on HOST:PORT (default 127.0.0.1:8080) until Ctrl-C
+import crypto from "node:crypto";
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
@@ -38,11 +39,29 @@ const PAGE_HEADERS = {
   "www/index.html": { link: "<../pkg/vap_eval_bg.wasm>; rel=preload; as=fetch; crossorigin" },
 };
 
-// Files made on request from the current sources (never stale while you edit): the playground's
-// bundle of its own modules (scripts/bundle-www.mjs; a static host gets it from that script).
+// Files made on request from the current sources (never stale while you edit), and remade only
+// when a source changed: the playground's bundle of its own modules (scripts/bundle-www.mjs; a
+// static host gets it from that script).
 const GENERATED = {
-  "www/app.js": (root) => bundle(path.join(root, "www", "main.js")),
+  "www/app.js": { sources: "www", make: (root) => bundle(path.join(root, "www", "main.js")) },
 };
+
+/** `GENERATED[name]`'s text, from the cache while the .js files of its sources are unchanged. */
+function generated(root, name, cache) {
+  const { sources, make } = GENERATED[name];
+  const dir = path.join(root, sources);
+  // The sources' contents (mtimes can repeat within the clock's resolution).
+  const hash = crypto.createHash("sha256");
+  for (const f of fs.readdirSync(dir).filter((f) => f.endsWith(".js") && f !== path.basename(name)).sort()) {
+    hash.update(`${f}\0`).update(fs.readFileSync(path.join(dir, f))).update("\0");
+  }
+  const key = hash.digest("hex");
+  const hit = cache.get(name);
+  if (hit?.key === key) return hit.text;
+  const text = make(root);
+  cache.set(name, { key, text });
+  return text;
+}
 
 /**
  * Serves `root` on `host:port` (port 0: any free port), without caching. Resolves to
@@ -50,6 +69,7 @@ const GENERATED = {
  */
 export async function serveStatic({ root = repoRoot, host = "127.0.0.1", port = 0, log = null } = {}) {
   root = path.resolve(root);
+  const cache = new Map();
   const server = http.createServer((req, res) => {
     let rel;
     try {
@@ -59,11 +79,11 @@ export async function serveStatic({ root = repoRoot, host = "127.0.0.1", port = 
     }
     let file = path.join(root, rel);
     if (file !== root && !file.startsWith(root + path.sep)) return res.writeHead(403).end("forbidden");
-    const generate = GENERATED[path.relative(root, file).split(path.sep).join("/")];
-    if (generate) {
+    const name = path.relative(root, file).split(path.sep).join("/");
+    if (Object.hasOwn(GENERATED, name)) {
       let text;
       try {
-        text = generate(root);
+        text = generated(root, name, cache);
       } catch (e) {
         log?.(`${req.method} ${rel} 500`);
         return res.writeHead(500, { "content-type": "text/plain" }).end(String(e?.message ?? e));
