@@ -206,61 +206,26 @@ fn includes_cost(a: &[Value<'_>], _: Option<&Value<'_>>) -> u64 {
     a.first().map_or(0, traversal_cost)
 }
 
-/// Overload ids by element type, in [`DECLS_V0`]'s order.
-const IS_SORTED_IDS: [&str; 8] = [
-    "list_int_is_sorted_bool",
-    "list_uint_is_sorted_bool",
-    "list_double_is_sorted_bool",
-    "list_bool_is_sorted_bool",
-    "list_duration_is_sorted_bool",
-    "list_timestamp_is_sorted_bool",
-    "list_string_is_sorted_bool",
-    "list_bytes_is_sorted_bool",
-];
-const MAX_IDS: [&str; 8] = [
-    "list_int_max_int",
-    "list_uint_max_uint",
-    "list_double_max_double",
-    "list_bool_max_bool",
-    "list_duration_max_duration",
-    "list_timestamp_max_timestamp",
-    "list_string_max_string",
-    "list_bytes_max_bytes",
-];
-const MIN_IDS: [&str; 8] = [
-    "list_int_min_int",
-    "list_uint_min_uint",
-    "list_double_min_double",
-    "list_bool_min_bool",
-    "list_duration_min_duration",
-    "list_timestamp_min_timestamp",
-    "list_string_min_string",
-    "list_bytes_min_bytes",
-];
-const SUM_IDS: [&str; 4] = [
-    "list_int_sum_int",
-    "list_uint_sum_uint",
-    "list_double_sum_double",
-    "list_duration_sum_duration",
-];
-
-/// Register the lists implementations (v0 costs: apiserver estimator, by name).
+/// Register the lists implementations (v0 costs: apiserver estimator, by name). The overload ids
+/// are [`DECLS_V0`]'s, so declarations and implementations cannot drift apart.
 pub fn register(r: &mut Registry) {
-    for id in IS_SORTED_IDS {
-        r.member("isSorted", id, 1, is_sorted);
+    use crate::cel::stdlib::ImplFn;
+    for &(function, id, _) in DECLS_V0 {
+        let (arity, imp): (usize, ImplFn) = match (function, id) {
+            ("isSorted", _) => (1, is_sorted),
+            ("max", _) => (1, max),
+            ("min", _) => (1, min),
+            ("sum", "list_int_sum_int") => (1, sum_int),
+            ("sum", "list_uint_sum_uint") => (1, sum_uint),
+            ("sum", "list_double_sum_double") => (1, sum_double),
+            ("sum", "list_duration_sum_duration") => (1, sum_duration),
+            ("indexOf", _) => (2, index_of),
+            ("lastIndexOf", _) => (2, last_index_of),
+            // Unreachable: tests/library_compatibility.rs checks every declared id has one.
+            _ => continue,
+        };
+        r.member(function, id, arity, imp);
     }
-    let sums: [crate::cel::stdlib::ImplFn; 4] = [sum_int, sum_uint, sum_double, sum_duration];
-    for (id, imp) in SUM_IDS.into_iter().zip(sums) {
-        r.member("sum", id, 1, imp);
-    }
-    for id in MAX_IDS {
-        r.member("max", id, 1, max);
-    }
-    for id in MIN_IDS {
-        r.member("min", id, 1, min);
-    }
-    r.member("indexOf", "list_a_index_of_int", 2, index_of);
-    r.member("lastIndexOf", "list_a_last_index_of_int", 2, last_index_of);
     r.add(crate::cel::stdlib::Overload {
         id: "list_includes_dyn_dyn",
         function: "includes",
