@@ -398,3 +398,43 @@ test('index.html modulepreloads exactly the package\'s module graph', (t) => {
   assert.deepEqual(linked.sort(), graph.sort());
   assert.ok(graph.some((f) => f.startsWith('pkg/snippets/')), 'the graph walk found the snippet import');
 });
+
+// The static deploy (scripts/build-site.mjs): served from a sub-path, it runs, and once loaded it
+// runs offline (sw.js).
+test('the static site works from a sub-path and offline once loaded', async (t) => {
+  if (!fs.existsSync(PKG)) {
+    t.skip('pkg/vap_eval.js does not exist yet: build it with bash scripts/build-pkg.sh');
+    return;
+  }
+  const { buildSite } = await import('../../scripts/build-site.mjs');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-eval-site-'));
+  buildSite(path.join(dir, 'some', 'sub', 'path'));
+  const { chromium } = await import('playwright-core');
+  const server = await serveStatic({ root: dir });
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-eval-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
+  t.after(async () => {
+    await context.close();
+    await server.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  // The site's root redirects to www/.
+  await page.goto(`http://127.0.0.1:${server.port}/some/sub/path/`);
+  await page.waitForURL(/\/some\/sub\/path\/www\/$/, { timeout: 10_000 });
+  await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
+  assert.equal(await page.getAttribute('[data-decision]', 'data-decision'), 'allowed');
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
+  await context.setOffline(true);
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
+  assert.equal(await page.getAttribute('[data-decision]', 'data-decision'), 'allowed');
+  // Another example (a fetched file, not inlined) offline too.
+  await page.selectOption('#example', 'type-error');
+  await page.waitForSelector('[data-decision=denied]', { timeout: 10_000 });
+  await context.setOffline(false);
+  assert.deepEqual(problems, []);
+});
