@@ -127,6 +127,7 @@ class EngineWorker {
   /** Resolves to {value} | {error} | {timeout: ms}; a newer run of the same fn supersedes a queued one ({superseded}). */
   run(fn, args) {
     return new Promise((resolve) => {
+      if (this.broken) return resolve({ broken: true });
       this.queued.get(fn)?.resolve({ superseded: true });
       this.queued.set(fn, { fn, args, resolve });
       this.pump();
@@ -168,6 +169,15 @@ class EngineWorker {
   }
 
   fail(message) {
+    if (!this.ready) {
+      // The worker could not start (worker.js missing, no module workers): the page's thread
+      // evaluates from now on, rather than respawning a worker that cannot start.
+      this.worker.terminate();
+      this.broken = true;
+      for (const job of this.queued.values()) job.resolve({ broken: true });
+      this.queued.clear();
+      return;
+    }
     const job = this.busy;
     this.busy = null;
     if (job) clearTimeout(job.timer);
@@ -181,7 +191,10 @@ let engineWorker = null;
 
 /** Runs `fn` of the package: in the worker when there is one, else on this thread. */
 async function runEngine(fn, args) {
-  if (engineWorker) return engineWorker.run(fn, args);
+  if (engineWorker) {
+    const out = await engineWorker.run(fn, args);
+    if (!out.broken) return out;
+  }
   try {
     return { value: pkg[fn](...args) };
   } catch (e) {
