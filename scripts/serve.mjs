@@ -5,13 +5,13 @@
 // modules made from the current sources. The one server of the project: scripts/run.sh runs this file; the page tests and the
 // cold-start benchmark import `serveStatic` (tests/node/page-helpers.mjs).
 //
-//   node scripts/serve.mjs      serves on HOST:PORT (default 127.0.0.1:8080) until Ctrl-C
+//   node scripts/serve.mjs      serves ROOT (default the repository) on HOST:PORT (default 127.0.0.1:8080) until Ctrl-C
 import crypto from "node:crypto";
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { bundle } from "./bundle-www.mjs";
+import { bundle, bundleEditor } from "./bundle-www.mjs";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -43,13 +43,14 @@ const PAGE_HEADERS = {
 // when a source changed: the playground's bundle of its own modules (scripts/bundle-www.mjs; a
 // static host gets it from that script).
 const GENERATED = {
-  "www/app.js": { sources: "www", make: (root) => bundle(path.join(root, "www", "main.js")) },
+  "www/app.js": { sources: "www/main.js", make: (root) => bundle(path.join(root, "www", "main.js")) },
+  "www/editor.js": { sources: "www/editor", make: (root) => bundleEditor(path.join(root, "www")) },
 };
 
 /** `GENERATED[name]`'s text, from the cache while the .js files of its sources are unchanged. */
 function generated(root, name, cache) {
   const { sources, make } = GENERATED[name];
-  const dir = path.join(root, sources);
+  const dir = path.join(root, sources.endsWith(".js") ? path.dirname(sources) : sources);
   // The sources' contents (mtimes can repeat within the clock's resolution).
   const hash = crypto.createHash("sha256");
   for (const f of fs.readdirSync(dir).filter((f) => f.endsWith(".js") && f !== path.basename(name)).sort()) {
@@ -80,7 +81,8 @@ export async function serveStatic({ root = repoRoot, host = "127.0.0.1", port = 
     let file = path.join(root, rel);
     if (file !== root && !file.startsWith(root + path.sep)) return res.writeHead(403).end("forbidden");
     const name = path.relative(root, file).split(path.sep).join("/");
-    if (Object.hasOwn(GENERATED, name)) {
+    // Generated from sources only where they are (the repository; a built site has the files).
+    if (Object.hasOwn(GENERATED, name) && fs.existsSync(path.join(root, GENERATED[name].sources))) {
       let text;
       try {
         text = generated(root, name, cache);
@@ -118,6 +120,8 @@ export async function serveStatic({ root = repoRoot, host = "127.0.0.1", port = 
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   const host = process.env.HOST || "127.0.0.1";
-  const { url } = await serveStatic({ host, port: Number(process.env.PORT || 8080), log: console.log });
-  console.log(`serving ${repoRoot} at ${url} (playground: ${url}www/)`);
+  // ROOT: the folder to serve (scripts/run.sh serves the built site, dist/site/); default the repository.
+  const root = process.env.ROOT ? path.resolve(process.env.ROOT) : repoRoot;
+  const { url } = await serveStatic({ root, host, port: Number(process.env.PORT || 8080), log: console.log });
+  console.log(`serving ${root} at ${url} (playground: ${url}www/)`);
 }

@@ -1,9 +1,9 @@
 // Wires the page: editors <-> state (URL hash), the wasm package, and the rendered results.
 // Logic lives in state.js, render.js and diagnostics.js (unit-tested in tests/node/www.test.mjs).
 
-import { decodeState, encodeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, compareVersions, debounce } from './state.js';
+import { decodeState, encodeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, compareVersions, debounce, routeFile } from './state.js';
 import { renderResult, renderExpressionResult, renderNotice, toDom, toPlain } from './render.js';
-import { locateDiagnostic, positionAt } from './diagnostics.js';
+import { locateDiagnostic, positionAt, locateExpression, findDocument } from './diagnostics.js';
 // Imported statically: the page's code (app.js, render-blocking) runs only once the package's glue
 // is loaded, so nothing is laid out or painted before the engine can start. A dynamic import resolved in a
 // later task, which Chromium sometimes ran only after the first layout and frame (40-110 ms
@@ -13,6 +13,12 @@ import * as vapEval from '../pkg/vap_eval.js';
 const EDITOR_IDS = ['manifests', 'object', 'oldObject', 'request', 'expression', 'scratchParams'];
 const $ = (id) => document.getElementById(id);
 const editors = Object.fromEntries(EDITOR_IDS.map((id) => [id, $(id)]));
+/** CodeMirror handles by editor id, once www/editor.js has upgraded the textareas. */
+const cm = {};
+/** Set while the page writes the editors itself (no re-evaluation per editor). */
+let writing = false;
+/** A worker evaluation longer than this is cancelled and the worker replaced (ms). */
+const TIME_LIMIT_MS = 3000;
 
 let pkg = null;
 let versions = [];
@@ -25,20 +31,35 @@ function show(container, tree) {
   container.replaceChildren(...(tree ? [toDom(tree, document)] : []));
 }
 
+/** An editor's text: the CodeMirror view's once upgraded, the textarea's before. */
+function textOf(id) {
+  return cm[id] ? cm[id].get() : editors[id].value;
+}
+
+function setText(id, text) {
+  if (cm[id]) cm[id].set(text);
+  else editors[id].value = text;
+}
+
 function texts() {
-  return Object.fromEntries(EDITOR_IDS.map((id) => [id, editors[id].value]));
+  return Object.fromEntries(EDITOR_IDS.map((id) => [id, textOf(id)]));
 }
 
 function readEditors() {
-  for (const id of EDITOR_IDS) state[id] = editors[id].value;
+  for (const id of EDITOR_IDS) state[id] = textOf(id);
   state.version = $('version').value;
   state.example = $('example').value;
 }
 
 function writeEditors() {
-  for (const id of EDITOR_IDS) {
-    editors[id].value = state[id];
-    updateGutter(editors[id], false);
+  writing = true;
+  try {
+    for (const id of EDITOR_IDS) {
+      setText(id, state[id]);
+      updateGutter(editors[id], false);
+    }
+  } finally {
+    writing = false;
   }
   // Reading scrollTop forces a layout: do it once, with the next frame's, and not at all while
   // the page starts (nothing is scrolled yet, and the first result should not wait for it).
@@ -75,21 +96,146 @@ function syncGutterScroll(textarea) {
 }
 
 // --- evaluation ----------------------------------------------------------------------------
+//
+// The first result of a fresh visit (the inlined default example) is computed on the page's
+// thread, as soon as the engine is instantiated: nothing else is waited for (cold start). Every
+// other evaluation — edits, examples, and a state opened from a link, which may hold anything —
+// runs in a Web Worker (worker.js) given the same compiled module, with a time limit: a runaway
+// or huge input is cancelled, the worker replaced, and the page says so.
 
-function evaluateNow() {
-  if (!pkg) return;
-  const t0 = performance.now();
-  let result;
+/** The evaluation worker: one request at a time, the newest waiting request per function kept. */
+class EngineWorker {
+  constructor(module) {
+    this.module = module;
+    this.busy = null; // {fn, args, resolve, timer}
+    this.queued = new Map(); // fn -> {fn, args, resolve}
+    this.replaced = 0;
+    this.spawn();
+  }
+
+  spawn() {
+    this.worker = new Worker(new URL('worker.js', document.baseURI), { type: 'module', name: 'vap-eval' });
+    this.worker.onmessage = (ev) => this.onMessage(ev.data);
+    this.worker.onerror = (ev) => {
+      ev.preventDefault?.();
+      this.fail(`the evaluation worker failed: ${ev.message ?? 'error'}`);
+    };
+    this.ready = false;
+    this.worker.postMessage({ type: 'init', module: this.module });
+  }
+
+  /** Resolves to {value} | {error} | {timeout: ms}; a newer run of the same fn supersedes a queued one ({superseded}). */
+  run(fn, args) {
+    return new Promise((resolve) => {
+      if (this.broken) return resolve({ broken: true });
+      this.queued.get(fn)?.resolve({ superseded: true });
+      this.queued.set(fn, { fn, args, resolve });
+      this.pump();
+    });
+  }
+
+  pump() {
+    if (this.busy || !this.ready || this.queued.size === 0) return;
+    const [fn, job] = this.queued.entries().next().value;
+    this.queued.delete(fn);
+    this.busy = job;
+    job.id = (this.seq = (this.seq ?? 0) + 1);
+    job.timer = setTimeout(() => this.timeout(), TIME_LIMIT_MS);
+    this.worker.postMessage({ type: 'run', id: job.id, fn: job.fn, args: job.args });
+  }
+
+  onMessage(msg) {
+    if (msg?.type === 'ready') {
+      this.ready = true;
+      this.pump();
+      return;
+    }
+    if (msg?.type === 'init-error') return this.fail(msg.message);
+    const job = this.busy;
+    if (!job || msg?.id !== job.id) return;
+    clearTimeout(job.timer);
+    this.busy = null;
+    job.resolve(msg.type === 'result' ? { value: msg.value, ms: msg.ms } : { error: msg.message });
+    this.pump();
+  }
+
+  timeout() {
+    const job = this.busy;
+    this.busy = null;
+    this.worker.terminate();
+    this.replaced++;
+    this.spawn();
+    job?.resolve({ timeout: TIME_LIMIT_MS });
+  }
+
+  fail(message) {
+    if (!this.ready) {
+      // The worker could not start (worker.js missing, no module workers): the page's thread
+      // evaluates from now on, rather than respawning a worker that cannot start.
+      this.worker.terminate();
+      this.broken = true;
+      for (const job of this.queued.values()) job.resolve({ broken: true });
+      this.queued.clear();
+      return;
+    }
+    const job = this.busy;
+    this.busy = null;
+    if (job) clearTimeout(job.timer);
+    this.worker.terminate();
+    this.spawn();
+    job?.resolve({ error: message });
+  }
+}
+
+let engineWorker = null;
+
+/** Runs `fn` of the package: in the worker when there is one, else on this thread. */
+async function runEngine(fn, args) {
+  if (engineWorker) {
+    const out = await engineWorker.run(fn, args);
+    if (!out.broken) return out;
+  }
   try {
-    result = toPlain(pkg.evaluate(...evaluateArgs(state, versions)));
+    return { value: pkg[fn](...args) };
   } catch (e) {
-    show($('notice'), renderNotice('error', 'The engine rejected the input', String(e?.message ?? e)));
+    return { error: String(e?.message ?? e) };
+  }
+}
+
+function timeoutNotice(what, ms) {
+  return renderNotice(
+    'error',
+    `${what} was stopped after ${(ms / 1000).toFixed(1)} s`,
+    'The input is too large or an expression runs away; the evaluation worker was replaced. Edit the input to evaluate again.',
+  );
+}
+
+let evaluateSeq = 0;
+
+async function evaluateNow() {
+  if (!pkg) return;
+  const seq = ++evaluateSeq;
+  const t0 = performance.now();
+  const out = await runEngine('evaluate', evaluateArgs(state, versions));
+  if (out.superseded || seq !== evaluateSeq) return;
+  if (out.timeout) {
+    show($('notice'), timeoutNotice('The evaluation', out.timeout));
     $('result').replaceChildren();
-    document.body.dataset.state = 'ready';
+    document.body.dataset.state = 'timeout';
+    showDiagnostics('evaluate', []);
     markFirstResult();
     return;
   }
-  const ms = performance.now() - t0;
+  if (out.error !== undefined) {
+    show($('notice'), renderNotice('error', 'The engine rejected the input', out.error));
+    $('result').replaceChildren();
+    document.body.dataset.state = 'ready';
+    showDiagnostics('evaluate', []);
+    markFirstResult();
+    return;
+  }
+  const result = toPlain(out.value);
+  const ms = out.ms ?? performance.now() - t0;
   if (firstResult) performance.mark('vap-first-evaluated');
   const current = texts();
   const { tree, diagnostics } = renderResult(result, (d) => locateDiagnostic(d, current, 'evaluate'));
@@ -97,9 +243,12 @@ function evaluateNow() {
   show($('result'), tree);
   $('result').dataset.evalMs = ms.toFixed(2);
   wireDiagnostics($('result'), diagnostics, 'evaluate');
+  wireGoto($('result'));
   document.body.dataset.state = 'ready';
   markFirstResult();
   window.__vapLastResult = result;
+  lastDiagnostics.evaluate = diagnostics.map((d) => [d, locateDiagnostic(d, current, 'evaluate')]);
+  showDiagnostics();
 }
 
 // Cold start as the page test reads it: navigation start -> first evaluation rendered.
@@ -114,28 +263,56 @@ function markFirstResult() {
     channel.port1.onmessage = () => {
       performance.mark('vap-first-result-painted');
       window.__vapFirstPaintedMs = performance.now();
+      // Everything the first result did not need comes after it.
+      setTimeout(afterFirstResult, 0);
     };
     channel.port2.postMessage(null);
   });
 }
 
-function evaluateExpressionNow() {
+let expressionSeq = 0;
+
+async function evaluateExpressionNow() {
   if (!pkg) return;
   if (state.expression.trim() === '') {
     $('scratch-result').replaceChildren();
+    lastDiagnostics.expression = [];
+    showDiagnostics();
     return;
   }
-  let r;
-  try {
-    r = toPlain(pkg.evaluateExpression(...expressionArgs(state, versions)));
-  } catch (e) {
-    show($('scratch-result'), renderNotice('error', 'The engine rejected the input', String(e?.message ?? e)));
+  const seq = ++expressionSeq;
+  const out = await runEngine('evaluateExpression', expressionArgs(state, versions));
+  if (out.superseded || seq !== expressionSeq) return;
+  if (out.timeout) {
+    show($('scratch-result'), timeoutNotice('The scratchpad expression', out.timeout));
     return;
   }
+  if (out.error !== undefined) {
+    show($('scratch-result'), renderNotice('error', 'The engine rejected the input', out.error));
+    return;
+  }
+  const r = toPlain(out.value);
   const current = texts();
   const { tree, diagnostics } = renderExpressionResult(r, (d) => locateDiagnostic(d, current, 'expression'));
   show($('scratch-result'), tree);
   wireDiagnostics($('scratch-result'), diagnostics, 'expression');
+  lastDiagnostics.expression = diagnostics.map((d) => [d, locateDiagnostic(d, current, 'expression')]);
+  showDiagnostics();
+}
+
+/** The located diagnostics of the last results, by context, for the editors' squiggles. */
+const lastDiagnostics = { evaluate: [], expression: [] };
+
+/** Squiggles in the CodeMirror editors (no-op before they are loaded). */
+function showDiagnostics(context = null, list = null) {
+  if (context) lastDiagnostics[context] = list;
+  if (Object.keys(cm).length === 0) return;
+  const byEditor = Object.fromEntries(EDITOR_IDS.map((id) => [id, []]));
+  for (const [d, target] of [...lastDiagnostics.evaluate, ...lastDiagnostics.expression]) {
+    if (!target || !byEditor[target.editor]) continue;
+    byEditor[target.editor].push({ from: target.start, to: target.end, severity: d.severity, message: d.message ?? '', source: d.field || d.code || undefined });
+  }
+  for (const id of EDITOR_IDS) cm[id]?.setDiagnostics(byEditor[id]);
 }
 
 function wireDiagnostics(container, diagnostics, context) {
@@ -152,15 +329,35 @@ function wireDiagnostics(container, diagnostics, context) {
   }
 }
 
+/** The results' "show in the editor" buttons: the expression in its policy's document. */
+function wireGoto(container) {
+  for (const button of container.querySelectorAll('button[data-goto]')) {
+    button.addEventListener('click', () => {
+      const text = textOf('manifests');
+      const policy = button.closest('[data-policy]')?.dataset.policy;
+      const doc = policy ? findDocument(text, 'ValidatingAdmissionPolicy', policy) : null;
+      const map = locateExpression(text, button.dataset.goto, doc);
+      if (map) selectRange('manifests', map[0], map[map.length - 1]);
+    });
+  }
+}
+
 function selectDiagnostic(d, context) {
   const target = locateDiagnostic(d, texts(), context);
-  if (!target) return;
-  const ta = editors[target.editor];
+  if (target) selectRange(target.editor, target.start, target.end);
+}
+
+function selectRange(id, start, end) {
+  const ta = editors[id];
   ta.closest('details')?.setAttribute('open', '');
+  if (cm[id]) {
+    cm[id].select(start, end);
+    return;
+  }
   ta.focus();
-  ta.setSelectionRange(target.start, target.end);
+  ta.setSelectionRange(start, end);
   // Scroll the selection into view: a textarea does not do it for a programmatic selection.
-  const { line } = positionAt(ta.value, target.start);
+  const { line } = positionAt(ta.value, start);
   const lineHeight = parseFloat(getComputedStyle(ta).lineHeight) || 16;
   ta.scrollTop = Math.max(0, (line - 3) * lineHeight);
   updateGutter(ta);
@@ -277,19 +474,10 @@ async function start() {
   writeEditors();
   readEditors();
 
-  for (const id of ['manifests', 'object', 'oldObject', 'request']) {
+  for (const id of EDITOR_IDS) {
     editors[id].addEventListener('input', () => {
-      readEditors();
       updateGutter(editors[id]);
-      evaluateSoon();
-      evaluateExpressionSoon();
-    });
-  }
-  for (const id of ['expression', 'scratchParams']) {
-    editors[id].addEventListener('input', () => {
-      readEditors();
-      updateGutter(editors[id]);
-      evaluateExpressionSoon();
+      edited(id);
     });
   }
   for (const ta of Object.values(editors)) ta.addEventListener('scroll', () => syncGutterScroll(ta));
@@ -329,8 +517,129 @@ async function start() {
     evaluateExpressionNow();
   });
 
+  // A state from a link may hold anything: it is evaluated in the worker, under the time limit,
+  // from the start. The default example is evaluated here, at once (cold start).
+  if (fromHash) await startWorker();
   evaluateNow();
   evaluateExpressionNow();
+}
+
+/** An edit in editor `id` (textarea input or CodeMirror change). */
+function edited(id) {
+  if (writing) return;
+  readEditors();
+  if (id !== 'expression' && id !== 'scratchParams') evaluateSoon();
+  evaluateExpressionSoon();
+}
+
+/** Starts the evaluation worker with the boot script's compiled module (none: this thread evaluates). */
+async function startWorker() {
+  if (engineWorker || typeof Worker !== 'function') return;
+  const module = await window.__vapBoot?.wasm?.catch(() => undefined);
+  if (module instanceof WebAssembly.Module) engineWorker = new EngineWorker(module);
+  window.__vapWorker = engineWorker;
+}
+
+/** What the first result does not need: the worker, the editors, the page's other controls. */
+async function afterFirstResult() {
+  wireControls();
+  await startWorker();
+  await loadEditors();
+  if (document.querySelector('meta[name="vap-offline"]') && 'serviceWorker' in navigator) {
+    navigator.serviceWorker.register('sw.js').catch(() => {});
+  }
+}
+
+async function loadEditors() {
+  let mod;
+  try {
+    mod = await import('./editor.js');
+  } catch (e) {
+    // The textareas keep working; say why the editors are plain.
+    show($('editor-notice'), renderNotice('warning', 'The code editors could not be loaded; plain text fields are used.', String(e?.message ?? e)));
+    return;
+  }
+  const env = () => ({ version: chooseVersion(state.version, versions), manifests: textOf('manifests'), object: textOf('object'), oldObject: textOf('oldObject') });
+  for (const id of EDITOR_IDS) {
+    const ta = editors[id];
+    ta.value = textOf(id);
+    cm[id] = mod.upgrade(ta, {
+      lang: id === 'expression' ? 'cel' : 'yaml',
+      singleLine: id === 'expression',
+      env,
+      onChange: () => edited(id),
+    });
+  }
+  document.body.dataset.editors = 'codemirror';
+  window.__vapEditors = cm;
+  showDiagnostics();
+}
+
+// --- theme, files, download ----------------------------------------------------------------
+
+function wireControls() {
+  $('theme').addEventListener('click', () => {
+    const dark = document.documentElement.dataset.theme
+      ? document.documentElement.dataset.theme === 'dark'
+      : matchMedia('(prefers-color-scheme: dark)').matches;
+    const next = dark ? 'light' : 'dark';
+    document.documentElement.dataset.theme = next;
+    try {
+      localStorage.setItem('vap-theme', next);
+    } catch {
+      // Private mode: the choice lasts for this page.
+    }
+    $('theme').setAttribute('aria-pressed', String(next === 'dark'));
+  });
+  $('open-file').addEventListener('click', () => $('file-input').click());
+  $('file-input').addEventListener('change', async () => {
+    for (const file of $('file-input').files ?? []) await openFile(file, null);
+    $('file-input').value = '';
+  });
+  for (const id of ['manifests', 'object', 'oldObject', 'request']) {
+    const box = editors[id].closest('.editor');
+    box.addEventListener('dragover', (ev) => {
+      if (ev.dataTransfer?.types?.includes('Files')) {
+        ev.preventDefault();
+        box.classList.add('drop-target');
+      }
+    });
+    box.addEventListener('dragleave', () => box.classList.remove('drop-target'));
+    box.addEventListener('drop', async (ev) => {
+      box.classList.remove('drop-target');
+      const files = [...(ev.dataTransfer?.files ?? [])];
+      if (files.length === 0) return;
+      ev.preventDefault();
+      ev.stopPropagation();
+      for (const f of files) await openFile(f, id);
+    });
+  }
+  $('download').addEventListener('click', () => {
+    const result = window.__vapLastResult;
+    if (!result) return;
+    const blob = new Blob([JSON.stringify(result, null, 2) + '\n'], { type: 'application/json' });
+    const a = Object.assign(document.createElement('a'), { href: URL.createObjectURL(blob), download: 'vap-eval-result.json' });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  });
+}
+
+/** Files larger than this are refused (the engine and the URL state would not cope). */
+const MAX_FILE = 1 << 20;
+
+/** Puts a file's text into editor `target`, or where routeFile() says (multi-document YAML, `kubectl get -o yaml` Lists). */
+async function openFile(file, target) {
+  if (file.size > MAX_FILE) {
+    show($('notice'), renderNotice('error', `${file.name} is too large`, `${file.size} bytes; the playground takes files up to ${MAX_FILE} bytes.`));
+    return;
+  }
+  const routed = routeFile(await file.text());
+  const id = target ?? routed.editor;
+  setText(id, routed.text);
+  updateGutter(editors[id]);
+  if (!cm[id]) edited(id);
 }
 
 start();

@@ -7,7 +7,7 @@
 import { formatDiagnostic, sortDiagnostics, countDiagnostics } from './diagnostics.js';
 
 /** Attributes toDom() will set; anything else (on*, href, style, src, ...) is dropped. */
-const ATTR_ALLOWED = /^(?:title|role|tabindex|colspan|open|aria-[a-z-]+|data-[a-z0-9-]+)$/;
+const ATTR_ALLOWED = /^(?:title|role|tabindex|colspan|open|type|aria-[a-z-]+|data-[a-z0-9-]+)$/;
 
 /** Element node. `props`: {className?, attrs?}; children: nodes, strings, arrays, null/false (skipped). */
 export function h(tag, props, ...children) {
@@ -68,6 +68,48 @@ export function formatValue(v) {
 }
 
 const pill = (text, kind) => h('span', { className: `pill pill-${kind}` }, text);
+
+/**
+ * A button that selects `expression` in the Manifests editor (main.js wires every
+ * `button[data-goto]`, finding it in the document of the enclosing `[data-policy]`).
+ */
+function gotoExpr(expression) {
+  if (typeof expression !== 'string' || expression.trim() === '') return null;
+  return h('button', { className: 'goto', attrs: { type: 'button', 'data-goto': expression, title: 'show this expression in the editor', 'aria-label': 'show in the editor' } }, '↗');
+}
+
+/**
+ * What kubectl prints for this response (stderr): a `Warning: ` line per warning, then for a
+ * denial `Error from server (<reason>): <message>` (kubectl cmdutil.StandardErrorMessage), or for
+ * reason Invalid with details, `The <kind> "<name>" is invalid: : <cause>` (cmdutil.checkErr
+ * renders Invalid statuses from their causes, each as "<field>: <message>"; the field is empty).
+ */
+export function kubectlLines(result) {
+  const res = result?.response ?? {};
+  const lines = (Array.isArray(res.warnings) ? res.warnings : []).map((w) => `Warning: ${w}`);
+  const st = res.status;
+  if (res.allowed === true || !st) return lines;
+  const d = st.details;
+  if (st.reason === 'Invalid' && d && Array.isArray(d.causes) && d.causes.length > 0) {
+    const head = d.kind || d.name ? `The ${d.kind ?? ''} ${JSON.stringify(d.name ?? '')} is invalid` : 'The request is invalid';
+    const causes = d.causes.map((c) => `${c.field ?? ''}: ${c.message ?? ''}`);
+    lines.push(causes.length === 1 ? `${head}: ${causes[0]}` : `${head}: \n${causes.map((c) => `* ${c}`).join('\n')}`);
+  } else if (st.reason === 'Invalid' && !d) {
+    lines.push(`The request is invalid${st.message ? `: ${st.message}` : ''}`);
+  } else if (st.reason === 'Unauthorized') {
+    lines.push(`error: You must be logged in to the server (${st.message ?? ''})`);
+  } else {
+    lines.push(st.reason ? `Error from server (${st.reason}): ${st.message ?? ''}` : `Error from server: ${st.message ?? ''}`);
+  }
+  return lines;
+}
+
+/** kubectlLines() as a terminal-like block. */
+export function renderKubectl(result) {
+  const lines = kubectlLines(result);
+  if (lines.length === 0) return null;
+  return h('div', { className: 'block kubectl' }, h('h3', null, 'kubectl says'), h('pre', { className: 'kubectl-output', attrs: { 'data-testid': 'kubectl' } }, lines.join('\n')));
+}
 
 /** The decision banner plus response details (status message, warnings, audit annotations). */
 export function renderResponse(result) {
@@ -146,7 +188,7 @@ function exprLine(r, label) {
   return h(
     'li',
     { className: `expr expr-${state}` },
-    h('div', { className: 'expr-head' }, pill(word, state), label ? h('span', { className: 'expr-name' }, label) : null, h('code', { className: 'expr-code' }, r.expression ?? ''), costOf(r.cost)),
+    h('div', { className: 'expr-head' }, pill(word, state), label ? h('span', { className: 'expr-name' }, label) : null, h('code', { className: 'expr-code' }, r.expression ?? ''), costOf(r.cost), gotoExpr(r.expression)),
     r.evaluated && r.error === undefined ? h('div', { className: 'expr-value' }, '→ ', h('code', null, formatValue(r.value)), r.type ? h('span', { className: 'type' }, ` : ${r.type}`) : null) : null,
     r.error !== undefined ? h('pre', { className: 'expr-error' }, r.error) : null,
   );
@@ -166,6 +208,7 @@ function validationLine(v) {
       h('span', { className: 'expr-name' }, `validations[${v.index}]`),
       h('code', { className: 'expr-code' }, v.expression ?? ''),
       costOf(v.cost),
+      gotoExpr(v.expression),
       v.firstDenial ? h('span', { className: 'pill pill-first', attrs: { title: 'this decision is the one the response reports' } }, 'first denial') : null,
     ),
     v.result !== undefined ? h('div', { className: 'expr-value' }, '→ ', h('code', null, String(v.result))) : null,
@@ -188,7 +231,7 @@ function auditLine(a) {
   return h(
     'li',
     { className: `expr expr-${state}` },
-    h('div', { className: 'expr-head' }, pill(a.published ? 'published' : a.error !== undefined ? 'error' : 'omitted', state), h('span', { className: 'expr-name' }, a.key ?? ''), h('code', { className: 'expr-code' }, a.valueExpression ?? ''), costOf(a.cost)),
+    h('div', { className: 'expr-head' }, pill(a.published ? 'published' : a.error !== undefined ? 'error' : 'omitted', state), h('span', { className: 'expr-name' }, a.key ?? ''), h('code', { className: 'expr-code' }, a.valueExpression ?? ''), costOf(a.cost), gotoExpr(a.valueExpression)),
     a.error === undefined ? h('div', { className: 'expr-value' }, '→ ', h('code', null, formatValue(a.value ?? null))) : h('pre', { className: 'expr-error' }, a.error),
   );
 }
@@ -316,6 +359,7 @@ export function renderResult(result, locate) {
       'div',
       { className: 'result' },
       renderResponse(result),
+      renderKubectl(result),
       diags.tree,
       renderRequest(result?.request),
       h('h3', null, 'Policies'),

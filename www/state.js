@@ -191,3 +191,51 @@ function fromBase64Url(s) {
     return null;
   }
 }
+
+// --- opened and dropped files ------------------------------------------------------------------
+
+/**
+ * A YAML text with `kubectl get -o yaml`'s `kind: List` wrappers unwrapped into multi-document
+ * YAML (one document per item); other documents are kept as they are. Line-based: kubectl writes
+ * `items:` at the top level with each item a `- ` block at column 0.
+ */
+export function unwrapLists(text) {
+  const docs = String(text ?? '').replace(/\r\n/g, '\n').split(/^---[ \t]*(?:#.*)?$\n?/m);
+  const out = [];
+  for (const doc of docs) {
+    if (!/^kind:\s*["']?List["']?\s*$/m.test(doc) || !/^items:\s*$/m.test(doc)) {
+      if (doc.trim() !== '') out.push(doc.replace(/\n*$/, '\n'));
+      continue;
+    }
+    const lines = doc.split('\n');
+    const at = lines.findIndex((l) => /^items:\s*$/.test(l));
+    let item = null;
+    for (let i = at + 1; i < lines.length; i++) {
+      const l = lines[i];
+      if (l.startsWith('- ')) {
+        if (item) out.push(item.join('\n') + '\n');
+        item = [l.slice(2)];
+      } else if (l.startsWith('  ') || l.trim() === '') {
+        if (item) item.push(l.slice(2));
+      } else {
+        break;
+      }
+    }
+    if (item) out.push(item.join('\n').replace(/\n*$/, '\n'));
+  }
+  return out.join('---\n');
+}
+
+/** Kinds that belong in the Manifests editor (policies, bindings, cluster state they read). */
+const MANIFEST_KINDS = /^(?:ValidatingAdmissionPolicy|ValidatingAdmissionPolicyBinding|MutatingAdmissionPolicy|MutatingAdmissionPolicyBinding|ValidatingWebhookConfiguration|MutatingWebhookConfiguration|ClusterPolicy|Policy|CustomResourceDefinition|ClusterRole|ClusterRoleBinding|Role|RoleBinding)$/;
+
+/**
+ * The editor an opened file goes to: 'manifests' when one of its documents is a policy, binding
+ * or other cluster state, else 'object'. Returns {editor, text} with Lists unwrapped.
+ */
+export function routeFile(text) {
+  const unwrapped = unwrapLists(text);
+  const kinds = [...unwrapped.matchAll(/^kind:\s*["']?([A-Za-z]+)["']?\s*$/gm)].map((m) => m[1]);
+  const editor = kinds.some((k) => MANIFEST_KINDS.test(k)) || kinds.length > 1 ? 'manifests' : 'object';
+  return { editor, text: unwrapped };
+}

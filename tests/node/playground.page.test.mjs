@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { serveStatic } from '../../scripts/serve.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,6 +24,43 @@ const ARGS = [
 ];
 const index = JSON.parse(fs.readFileSync(path.join(ROOT, 'www/examples/index.json'), 'utf8'));
 const preloaded = index.examples.find((e) => e.name === index.default);
+// Screenshots of the page tests (gitignored).
+const ARTIFACTS = path.join(ROOT, 'tests', 'node', 'artifacts');
+fs.mkdirSync(ARTIFACTS, { recursive: true });
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+// A share link as www/state.js wrote them when the editors were textareas (#s=z + deflate-raw
+// JSON): a policy denying ConfigMaps with 2+ data keys, version 1.33, a scratchpad expression.
+const OLD_LINK =
+  '#s=zrVNNb9QwEP0rlk9U2gQtvaCIy7IUTkBVoV5IDxNnNh3WHhuPs7Qg_jtynHRX1aonbp558_ne-I92wLRDSaIbDYFuMQp5bhT0jiQ_Iw4kKUIiz_X-rdTkXx_WLe-J-0bdgqUeEvGwWRKuvSXz2LLDBD0kaFpWisFho7ztK0u8r_EBXLBYG-9aloBmCtoB2TFiKdCoj0A2ux0kc7_1nKcgTjLFKhVR_BgN3owWF1-lINCn6Mcgjfre6lbfFUCp43IFOqxPQB-wbFiw7c3V5tvVCb70KrDxvKPBQZA55DCzkPOzXSl8CBGlUNlq3_1Ak-rMRi30G19dqHfqTatLeYciMBR6VKZHlCSyNk_FLVdV1fL_lOY9cU88vKhQ1S1BT-qEKfnLC0KeErExC50fkB_vzqxxnDTXlAAGz47U4w5Gm7LDQod20Xo_dhgZE057L4n1syS9mtl_dt_H7ttJzc8QznZPv_xiTCOelH6KhKzxusjZ5fckbe5s-69Lc73SEX-OKLNxKJPoRq_ry0u90jOVBT3ej27OnI9eaTEx_4triODy59V__wE';
+
+/** Relative luminance of a CSS rgb() colour (0 black .. 1 white). */
+function luminance(rgb) {
+  const [r, g, b] = (rgb.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map(Number).map((c) => {
+    const s = c / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/**
+ * `n` policies, each with 12 validations that run into the per-expression cost limit (a six-deep
+ * comprehension): ≈ 350 ms of evaluation per policy in Node, ≈ 8 s for 24 — a runaway to the
+ * page's 3 s limit, though each expression is bounded by the cost limits.
+ */
+function runawayManifests(n) {
+  const ten = '[1,2,3,4,5,6,7,8,9,10]';
+  const expr = `${ten}.all(a, ${ten}.all(b, ${ten}.all(c, ${ten}.all(d, ${ten}.all(e, ${ten}.all(f, a+b+c+d+e+f > 0))))))`;
+  const docs = [];
+  for (let i = 0; i < n; i++) {
+    docs.push(
+      `apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: runaway-${i}\nspec:\n  failurePolicy: Ignore\n` +
+        `  matchConstraints:\n    resourceRules:\n    - apiGroups: [""]\n      apiVersions: ["v1"]\n      operations: ["CREATE"]\n      resources: ["namespaces"]\n` +
+        `  validations:\n${Array.from({ length: 12 }, () => `  - expression: "${expr}"\n`).join('')}---\n` +
+        `apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n  name: runaway-${i}\nspec:\n  policyName: runaway-${i}\n  validationActions: [Deny]\n`,
+    );
+  }
+  return docs.join('---\n');
+}
 
 test('playground in headless Chromium', async (t) => {
   assert.ok(fs.existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM} (apt-get install -y chromium)`);
@@ -77,23 +115,77 @@ test('playground in headless Chromium', async (t) => {
     assert.equal(fetched, 1, 'the wasm was fetched more than once');
   });
 
-  await t.test('editing the object re-evaluates: replicas 4 -> 50 is denied', async () => {
-    const object = await page.inputValue('#object');
-    assert.match(object, /replicas: 4\b/);
-    await page.fill('#object', object.replace(/replicas: 4\b/, 'replicas: 50'));
-    await page.waitForSelector('[data-decision=denied]', { timeout: 10_000 });
-    assert.equal(
-      await statusMessage(),
-      `deployments.apps "nginx" is forbidden: ValidatingAdmissionPolicy 'replica-limit.example.com' with binding 'replica-limit-deny.example.com' denied request: spec.replicas is 50, the limit is 5`,
-    );
-    assert.match(await page.textContent('.decision-code'), /^422 Invalid$/);
-    assert.equal(await page.locator('.first-denial').count(), 1);
+  await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
+  /** An editor's text (CodeMirror) / replacing it as a paste would. */
+  const getText = (id) => page.evaluate((id) => window.__vapEditors[id].get(), id);
+  const setText = (id, text) => page.evaluate(([id, text]) => window.__vapEditors[id].set(text), [id, text]);
+  const shot = (name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false });
+
+  await t.test('the editors load after the first result: CodeMirror with line numbers, YAML and CEL highlighting', async () => {
+    assert.equal(await page.locator('.cm-editor').count(), 6);
+    assert.equal(await page.locator('.editor-manifests .cm-lineNumbers').count(), 1);
+    assert.equal(await page.locator('textarea#manifests').isHidden(), true);
+    // YAML keys are highlighted; the CEL in an expression field is tokenized (cel.js).
+    assert.ok((await page.locator('.editor-manifests .tok-propertyName').count()) > 5);
+    const cel = await page.locator('.editor-manifests .cel-token').allTextContents();
+    assert.ok(cel.includes('object') && cel.includes('int'), `CEL tokens in the manifests: ${cel.slice(0, 20)}`);
+    await shot('editors-light');
   });
 
-  await t.test('CEL scratchpad evaluates against the object', async () => {
-    await page.fill('#expression', 'object.spec.replicas * 2');
+  await t.test('editing the object re-evaluates: replicas 4 -> 50 is denied, as kubectl prints it', async () => {
+    const object = await getText('object');
+    assert.match(object, /replicas: 4\b/);
+    await setText('object', object.replace(/replicas: 4\b/, 'replicas: 50'));
+    await page.waitForSelector('[data-decision=denied]', { timeout: 10_000 });
+    const message = `ValidatingAdmissionPolicy 'replica-limit.example.com' with binding 'replica-limit-deny.example.com' denied request: spec.replicas is 50, the limit is 5`;
+    assert.equal(await statusMessage(), `deployments.apps "nginx" is forbidden: ${message}`);
+    assert.match(await page.textContent('.decision-code'), /^422 Invalid$/);
+    assert.equal(await page.locator('.first-denial').count(), 1);
+    // kubectl's rendering of an Invalid status: from its one cause, whose field is empty.
+    const kubectl = await page.textContent('[data-testid=kubectl]');
+    assert.match(kubectl, /^Warning: /);
+    assert.ok(kubectl.endsWith(`The deployments "nginx" is invalid: : ${message}`), kubectl);
+  });
+
+  await t.test('a result\'s link selects its expression in the editor', async () => {
+    await page.locator('[data-policy="replica-limit.example.com"] .validation button.goto').first().click();
+    const sel = await page.evaluate(() => {
+      const v = window.__vapEditors.manifests.view;
+      const r = v.state.selection.main;
+      return { text: v.state.sliceDoc(r.from, r.to), focused: v.hasFocus };
+    });
+    assert.equal(sel.text, 'object.spec.replicas <= int(params.data.maxReplicas)');
+    assert.ok(sel.focused);
+  });
+
+  await t.test('CEL scratchpad evaluates against the object (in the worker)', async () => {
+    await setText('expression', 'object.spec.replicas * 2');
     await page.waitForFunction(() => document.querySelector('[data-testid=scratch-value]')?.textContent === '100', null, { timeout: 10_000 });
     assert.match(await page.textContent('.scratch-meta'), /type int/);
+    assert.ok(await page.evaluate(() => window.__vapWorker !== null), 'the evaluation worker runs');
+  });
+
+  await t.test('completion offers variables, functions and the object\'s fields', async () => {
+    await setText('expression', '');
+    await page.locator('.scratchpad .code-line .cm-content').click();
+    await page.keyboard.type('obj');
+    await page.waitForSelector('.cm-tooltip-autocomplete', { timeout: 5_000 });
+    let labels = await page.locator('.cm-tooltip-autocomplete .cm-completionLabel').allTextContents();
+    assert.ok(labels.includes('object') && labels.includes('oldObject'), `variables: ${labels}`);
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('.sp');
+    await page.waitForSelector('.cm-tooltip-autocomplete', { timeout: 5_000 });
+    labels = await page.locator('.cm-tooltip-autocomplete .cm-completionLabel').allTextContents();
+    assert.ok(labels.includes('spec'), `fields of the Object editor's YAML: ${labels}`);
+    await page.keyboard.press('Escape');
+    await setText('expression', '');
+    await page.keyboard.type('si');
+    await page.waitForSelector('.cm-tooltip-autocomplete', { timeout: 5_000 });
+    labels = await page.locator('.cm-tooltip-autocomplete .cm-completionLabel').allTextContents();
+    assert.ok(labels.includes('size'), `functions: ${labels}`);
+    await shot('completion');
+    await page.keyboard.press('Escape');
+    await setText('expression', 'object.spec.replicas * 2');
   });
 
   await t.test('state survives a reload through the URL hash', async () => {
@@ -104,46 +196,142 @@ test('playground in headless Chromium', async (t) => {
     assert.equal(await decision(), 'denied');
   });
 
+  await t.test('a link made before the editors changed (state format of 2026-11) still opens', async () => {
+    await page.goto(`${base}/www/${OLD_LINK}`);
+    await page.reload();
+    await page.waitForSelector('[data-decision]', { timeout: 30_000 });
+    assert.equal(await page.inputValue('#version'), '1.33');
+    assert.equal(await decision(), 'denied');
+    assert.match(await statusMessage(), /old links still open$/);
+    await page.waitForFunction(() => document.querySelector('[data-testid=scratch-value]')?.textContent === '2', null, { timeout: 10_000 });
+  });
+
   await t.test('a garbage hash falls back to the preloaded example', async () => {
     await page.goto(`${base}/www/#s=zthis-is-not-a-state`);
     await page.reload();
     await page.waitForSelector('[data-decision]', { timeout: 30_000 });
     assert.match(await page.inputValue('#object'), /replicas: 4\b/);
+    await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
   });
 
-  await t.test('user text is rendered as text, never as HTML', async () => {
+  await t.test('user text is rendered as text, never as HTML: the payload in every field and the results', async () => {
     const payload = '<img src=x onerror="window.__xss=1">';
-    const manifests = await page.inputValue('#manifests');
-    const object = await page.inputValue('#object');
-    await page.fill('#object', object.replace(/replicas: \d+/, 'replicas: 50'));
-    await page.fill('#manifests', manifests.replace(/^(\s*)messageExpression: .*$/m, `$1message: '${payload}'`));
+    const manifests = await getText('manifests');
+    const object = await getText('object');
+    const withPayload = object.replace(/replicas: \d+/, 'replicas: 50').replace('app: nginx', `app: '${payload}'`);
+    await setText('object', withPayload);
+    await setText('oldObject', `# ${payload}\n${withPayload}`);
+    await setText('request', `operation: UPDATE\nuserInfo:\n  username: '${payload}'\n`);
+    await setText('scratchParams', `x: '${payload}'\n`);
+    await setText('expression', `'${payload}' + params.x`);
+    await setText('manifests', manifests.replace(/^(\s*)messageExpression: .*$/m, `$1message: '${payload}'`));
     await page.waitForFunction((p) => document.querySelector('[data-testid=status-message]')?.textContent.includes(p), payload, { timeout: 10_000 });
-    assert.equal(await page.locator('#result img').count(), 0);
+    // The scratchpad prints the string value JSON-quoted (its inner quotes escaped).
+    await page.waitForFunction(() => document.querySelector('[data-testid=scratch-value]')?.textContent.includes('<img src=x onerror='), null, { timeout: 10_000 });
+    assert.equal(await page.locator('img').count(), 0);
     assert.equal(await page.evaluate(() => window.__xss), undefined);
+    assert.ok((await page.textContent('.cm-content >> nth=0')).includes(payload) || (await page.textContent('body')).includes(payload));
   });
 
-  await t.test('type-error example: diagnostics listed, click selects the expression', async () => {
+  await t.test('type-error example: a squiggle on the expression, its message on hover, the list jumps to it', async () => {
     await page.selectOption('#example', 'type-error');
     await page.waitForFunction(() => document.querySelector('.diagnostic.clickable') !== null, null, { timeout: 10_000 });
     assert.equal(await decision(), 'denied');
+    const squiggle = page.locator('.editor-manifests .cm-lintRange-error', { hasText: "size(object.metadata.name) <= '30'" });
+    await squiggle.first().waitFor({ timeout: 10_000 });
+    // The squiggle's line is the validation's expression line.
+    const line = await squiggle.first().evaluate((el) => el.closest('.cm-line').textContent);
+    assert.match(line, /^\s*- expression: "size\(object\.metadata\.name\) <= '30'"/);
+    await squiggle.first().hover();
+    const tip = page.locator('.cm-tooltip-lint');
+    await tip.waitFor({ timeout: 5_000 });
+    assert.match(await tip.textContent(), /found no matching overload for '_<=_' applied to '\(int, string\)'/);
+    await shot('type-error-squiggle');
     const overload = page.locator('.diagnostic.severity-error', { hasText: "found no matching overload for '_<=_' applied to '(int, string)'" }).first();
     assert.match(await overload.locator('.diagnostic-line').textContent(), /^ERROR .*spec\.validations\[0\]\.expression: found no matching overload/);
-    assert.match(await overload.getAttribute('class'), /\bclickable\b/, 'the diagnostic has a position');
     await overload.click();
     const sel = await page.evaluate(() => {
-      const ta = document.getElementById('manifests');
-      const line = ta.value.slice(0, ta.selectionStart).split('\n').length;
-      return { focused: document.activeElement === ta, text: ta.value.slice(ta.selectionStart, ta.selectionEnd), line: ta.value.split('\n')[line - 1] };
+      const v = window.__vapEditors.manifests.view;
+      const r = v.state.selection.main;
+      return { focused: v.hasFocus, text: v.state.sliceDoc(r.from, r.to), line: v.state.doc.lineAt(r.from).text };
     });
     assert.ok(sel.focused, 'the manifests editor has focus');
     assert.ok(sel.line.includes("size(object.metadata.name) <= '30'"), `selection on the expression's line, got: ${sel.line}`);
-    assert.ok("size(object.metadata.name) <= '30'".includes(sel.text), `selection inside the expression, got: ${sel.text}`);
+    assert.ok("size(object.metadata.name) <= '30'".includes(sel.text) && sel.text.length > 0, `selection inside the expression, got: ${sel.text}`);
+  });
+
+  await t.test('a runaway evaluation is stopped at the time limit, the worker replaced, the page says so', async () => {
+    const before = await getText('manifests');
+    await setText('manifests', runawayManifests(24));
+    await setText('object', 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: runaway\n');
+    await page.waitForSelector('body[data-state=timeout]', { timeout: 30_000 });
+    assert.match(await page.textContent('#notice'), /The evaluation was stopped after 3\.0 s[\s\S]*worker was replaced/);
+    assert.equal(await page.evaluate(() => window.__vapWorker.replaced), 1);
+    // The page stayed responsive, and the new worker evaluates the next input.
+    await setText('manifests', before);
+    await page.waitForSelector('body[data-state=ready] [data-decision]', { timeout: 30_000 });
+  });
+
+  await t.test('dark mode follows the system and the toggle', async () => {
+    const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.emulateMedia({ colorScheme: 'light' });
+    const light = await bg();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const dark = await bg();
+    assert.notEqual(dark, light);
+    assert.ok(luminance(dark) < 0.1 && luminance(light) > 0.8, `${dark} vs ${light}`);
+    const editorBg = await page.evaluate(() => getComputedStyle(document.querySelector('.cm-editor')).backgroundColor);
+    assert.ok(luminance(editorBg) < 0.15, `editor background in dark mode: ${editorBg}`);
+    await shot('dark');
+    await page.click('#theme');
+    assert.equal(await page.getAttribute('html', 'data-theme'), 'light');
+    assert.ok(luminance(await bg()) > 0.8);
+    await page.click('#theme');
+    assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
+    await page.reload();
+    await page.waitForSelector('[data-decision]', { timeout: 30_000 });
+    assert.ok(luminance(await bg()) < 0.1, 'the choice survives a reload');
+    await page.evaluate(() => localStorage.removeItem('vap-theme'));
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  await t.test('accessibility: axe-core finds no serious or critical violations (light and dark)', async () => {
+    for (const scheme of ['light', 'dark']) {
+      await page.goto(`${base}/www/`);
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
+      await page.addScriptTag({ path: AXE });
+      const violations = await page.evaluate(async () => (await window.axe.run(document)).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })));
+      const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      assert.deepEqual(serious, [], `${scheme}: ${JSON.stringify(serious, null, 1)}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  await t.test('a phone-sized screen: one column, no horizontal scrolling', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/www/`);
+    await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `horizontal overflow ${overflow}px`);
+    await shot('phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  await t.test('opening a kubectl get -o yaml List puts its items in the Manifests editor', async () => {
+    const list = 'apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: a\n- apiVersion: rbac.authorization.k8s.io/v1\n  kind: ClusterRole\n  metadata:\n    name: r\nkind: List\nmetadata:\n  resourceVersion: ""\n';
+    await page.setInputFiles('#file-input', { name: 'list.yaml', mimeType: 'text/yaml', buffer: Buffer.from(list) });
+    await page.waitForFunction(() => window.__vapEditors.manifests.get().includes('kind: ClusterRole'), null, { timeout: 5_000 });
+    assert.equal(await getText('manifests'), 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: r\n');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+    const json = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+    assert.equal(typeof json.response.allowed, 'boolean');
   });
 
   /** Opens the playground served from a copy of the repository made by `setup(dir)`. */
   async function withCopy(setup, fn) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-eval-copy-'));
-    fs.cpSync(path.join(ROOT, 'www'), path.join(dir, 'www'), { recursive: true });
+    fs.cpSync(path.join(ROOT, 'www'), path.join(dir, 'www'), { recursive: true, filter: (src) => !src.includes(`${path.sep}node_modules`) });
     setup(dir);
     const copyServer = await serveStatic({ root: dir });
     const other = await context.newPage();
@@ -209,4 +397,44 @@ test('index.html modulepreloads exactly the package\'s module graph', (t) => {
   const linked = [...html.matchAll(/<link rel="modulepreload" href="\.\.\/(pkg\/[^"]+)">/g)].map((m) => m[1]);
   assert.deepEqual(linked.sort(), graph.sort());
   assert.ok(graph.some((f) => f.startsWith('pkg/snippets/')), 'the graph walk found the snippet import');
+});
+
+// The static deploy (scripts/build-site.mjs): served from a sub-path, it runs, and once loaded it
+// runs offline (sw.js).
+test('the static site works from a sub-path and offline once loaded', async (t) => {
+  if (!fs.existsSync(PKG)) {
+    t.skip('pkg/vap_eval.js does not exist yet: build it with bash scripts/build-pkg.sh');
+    return;
+  }
+  const { buildSite } = await import('../../scripts/build-site.mjs');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-eval-site-'));
+  buildSite(path.join(dir, 'some', 'sub', 'path'));
+  const { chromium } = await import('playwright-core');
+  const server = await serveStatic({ root: dir });
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-eval-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
+  t.after(async () => {
+    await context.close();
+    await server.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  // The site's root redirects to www/.
+  await page.goto(`http://127.0.0.1:${server.port}/some/sub/path/`);
+  await page.waitForURL(/\/some\/sub\/path\/www\/$/, { timeout: 10_000 });
+  await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
+  assert.equal(await page.getAttribute('[data-decision]', 'data-decision'), 'allowed');
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
+  await context.setOffline(true);
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
+  assert.equal(await page.getAttribute('[data-decision]', 'data-decision'), 'allowed');
+  // Another example (a fetched file, not inlined) offline too.
+  await page.selectOption('#example', 'type-error');
+  await page.waitForSelector('[data-decision=denied]', { timeout: 10_000 });
+  await context.setOffline(false);
+  assert.deepEqual(problems, []);
 });

@@ -423,3 +423,81 @@ test('inline-examples: text that could end the script element survives the round
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// ------------------------------------------------------------- editor/cel.js, files, kubectl
+
+import { tokenizeCel, celRegions, celCompletions, declaredVariables, yamlKeysAt } from '../../www/editor/cel.js';
+import { unwrapLists, routeFile } from '../../www/state.js';
+import { kubectlLines } from '../../www/render.js';
+
+test('cel.js: tokens of an expression, by kind', () => {
+  const text = "has(object.spec) && object.spec.replicas <= int('5') && x in [1, 2.5, 0x1Fu] // c";
+  const toks = tokenizeCel(text).map((t) => [text.slice(t.from, t.to), t.kind]);
+  assert.deepEqual(toks.slice(0, 6), [['has', 'function'], ['object', 'variable'], ['spec', 'property'], ['&&', 'operator'], ['object', 'variable'], ['spec', 'property']]);
+  assert.ok(toks.some(([s, k]) => s === "'5'" && k === 'string'));
+  assert.ok(toks.some(([s, k]) => s === 'int' && k === 'function'));
+  assert.ok(toks.some(([s, k]) => s === 'in' && k === 'keyword'));
+  assert.ok(toks.some(([s, k]) => s === '0x1Fu' && k === 'number'));
+  assert.ok(toks.some(([s, k]) => s === '2.5' && k === 'number'));
+  assert.deepEqual(toks.at(-1), ['// c', 'comment']);
+  // An unterminated string runs to the end instead of throwing.
+  assert.deepEqual(tokenizeCel("'abc").map((t) => t.kind), ['string']);
+});
+
+test('cel.js: the CEL fields of a YAML text (plain, quoted, block scalars), as UTF-16 ranges', () => {
+  const yaml = [
+    'validations:',
+    '- expression: "object.a > 1"',
+    '  messageExpression: "\'x\' + \'y\'"',
+    '- expression: |',
+    '    object.b ==',
+    '      2',
+    '  message: not CEL',
+    'matchConditions:',
+    "- expression: size('é') == 1 # comment",
+  ].join('\n');
+  const got = celRegions(yaml).map((r) => yaml.slice(r.from, r.to));
+  assert.deepEqual(got, ['object.a > 1', "'x' + 'y'", '    object.b ==\n      2', "size('é') == 1"]);
+});
+
+test('cel.js: completion offers variables, macros and functions of the version, and fields', () => {
+  const labels = (r) => r.options.map((o) => o.label);
+  const top = celCompletions('obj', '1.30');
+  assert.equal(top.from, 0);
+  assert.ok(labels(top).includes('object') && labels(top).includes('authorizer') && labels(top).includes('has'));
+  assert.ok(labels(top).includes('quantity'), 'quantity (1.28) in 1.30');
+  assert.ok(!labels(top).includes('semver'), 'semver is 1.33');
+  assert.ok(labels(celCompletions('s', '1.33')).includes('semver'));
+  const member = celCompletions('object.spec.containers.', '1.37', {});
+  assert.equal(member.from, 'object.spec.containers.'.length);
+  assert.ok(labels(member).includes('all') && labels(member).includes('exists_one') && labels(member).includes('includes'));
+  assert.ok(!labels(celCompletions('x.', '1.36')).includes('includes'), 'includes is 1.37');
+  const object = 'apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: a\n  hostNetwork: true\nmetadata:\n  name: p\n';
+  assert.deepEqual(yamlKeysAt(object, ['spec']), ['containers', 'hostNetwork']);
+  assert.ok(labels(celCompletions('object.spec.ho', '1.37', { object })).includes('hostNetwork'));
+  const manifests = 'spec:\n  variables:\n  - name: images\n    expression: x\n  - name: "bad"\n  validations: []\n';
+  assert.deepEqual(declaredVariables(manifests), ['images', 'bad']);
+  assert.ok(labels(celCompletions('variables.', '1.37', { manifests })).includes('images'));
+  assert.equal(celCompletions("'abc", '1.37'), null, 'nothing inside a string');
+});
+
+test('files: kubectl get -o yaml Lists unwrap into documents; files route to the right editor', () => {
+  const list = 'apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n  data:\n    k: |\n      line\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\nkind: List\nmetadata:\n  resourceVersion: ""\n';
+  assert.equal(unwrapLists(list), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: |\n    line\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n');
+  assert.equal(routeFile(list).editor, 'manifests', 'several documents');
+  assert.equal(routeFile('apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n').editor, 'object');
+  assert.equal(routeFile('kind: ValidatingAdmissionPolicy\n').editor, 'manifests');
+  assert.equal(unwrapLists('a: 1\r\n---\nb: 2\n'), 'a: 1\n---\nb: 2\n');
+});
+
+test('kubectlLines: what kubectl prints for Forbidden, Invalid (from its cause) and allowed responses', () => {
+  // kubectl cmdutil: StandardErrorMessage for reasons other than Invalid; checkErr renders
+  // Invalid statuses with details from their causes ("<field>: <message>", field empty here).
+  const forbidden = { response: { allowed: false, warnings: ['w1'], status: { code: 403, reason: 'Forbidden', message: 'pods "p" is forbidden: no', details: { name: 'p', kind: 'pods', causes: [{ message: 'no' }] } } } };
+  assert.deepEqual(kubectlLines(forbidden), ['Warning: w1', 'Error from server (Forbidden): pods "p" is forbidden: no']);
+  const invalid = { response: { allowed: false, status: { code: 422, reason: 'Invalid', message: 'deployments.apps "d" is forbidden: m', details: { name: 'd', group: 'apps', kind: 'deployments', causes: [{ message: 'm' }] } } } };
+  assert.deepEqual(kubectlLines(invalid), ['The deployments "d" is invalid: : m']);
+  assert.deepEqual(kubectlLines({ response: { allowed: true, warnings: [] } }), []);
+  const text = textOf(renderResult(invalid).tree);
+  assert.ok(text.includes('kubectl says') && text.includes('The deployments "d" is invalid: : m'));
+});
