@@ -462,7 +462,11 @@ async function start() {
     // The playground still works without examples.
   }
   examples = Array.isArray(index.examples) ? index.examples : [];
-  for (const ex of examples) $('example').append(new Option(ex.title ?? ex.name, ex.name));
+  for (const ex of examples) {
+    const option = new Option(ex.title ?? ex.name, ex.name);
+    if (typeof ex.description === 'string') option.title = ex.description;
+    $('example').append(option);
+  }
 
   const fromHash = await decodeState(location.hash);
   if (fromHash) {
