@@ -267,6 +267,7 @@ test('playground in headless Chromium', async (t) => {
     assert.equal(await page.getAttribute('#example-source', 'href'), ex.source);
     assert.equal(await page.textContent('#example-license'), `(${ex.license})`);
     assert.equal(await page.getAttribute('#load-failing', 'aria-pressed'), 'true');
+    await shot('published-example');
     // The manifests stay as they are (edits kept); only the object/old object/request change.
     const manifests = await getText('manifests');
     await page.click('#load-passing');
