@@ -519,7 +519,12 @@ async function start() {
   });
   $('example').addEventListener('change', async () => {
     const name = $('example').value;
-    if (!name) return;
+    if (!name) {
+      // "(custom)": the editors keep their text; the example's buttons and source go.
+      readEditors();
+      showExampleInfo();
+      return;
+    }
     await loadExample(name);
     readEditors();
     evaluateNow();

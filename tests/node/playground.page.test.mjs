@@ -282,6 +282,9 @@ test('playground in headless Chromium', async (t) => {
     await page.selectOption('#example', 'required-labels');
     await page.waitForFunction(() => document.querySelector('#example-source').hidden, null, { timeout: 10_000 });
     assert.equal(await page.isVisible('#load-passing'), true);
+    // "(custom)" keeps the text and drops the example's buttons.
+    await page.selectOption('#example', '');
+    assert.equal(await page.isVisible('#example-cases'), false);
   });
 
   await t.test('a runaway evaluation is stopped at the time limit, the worker replaced, the page says so', async () => {
