@@ -13,18 +13,33 @@ import { fileURLToPath } from 'node:url';
 const BEGIN = '<!-- examples:begin';
 const END = '<!-- examples:end -->';
 const FILE_KEYS = ['manifests', 'object', 'oldObject', 'request'];
+/** An example's second request (www/examples/README.md): its files replace the first's. */
+const CASE_KEYS = ['passing', 'failing'];
+
+/** `example` without the tests' `expect` blocks (its own and its second request's). */
+function withoutExpect({ expect: _expect, ...rest }) {
+  for (const k of CASE_KEYS) if (rest[k]) rest[k] = withoutExpect(rest[k]);
+  return rest;
+}
+
+/** Every file an example names, its second request's included. */
+export function exampleFiles(example) {
+  const files = FILE_KEYS.filter((k) => example[k]).map((k) => example[k]);
+  for (const c of CASE_KEYS) for (const k of FILE_KEYS) if (example[c]?.[k]) files.push(example[c][k]);
+  return files;
+}
 
 /**
- * The inlined data: index.json without the tests' `expect`, and the text of every file of the
- * default example. One `<script type="application/json" id="examples-data">` element.
+ * The inlined data: index.json without the tests' `expect` blocks, and the text of every file
+ * of the default example (both of its requests). One `<script type="application/json" id="examples-data">` element.
  */
 export function examplesElement(examplesDir) {
   const read = (f) => fs.readFileSync(new URL(f, examplesDir), 'utf8');
   const index = JSON.parse(read('index.json'));
-  const examples = index.examples.map(({ expect: _expect, ...rest }) => rest);
+  const examples = index.examples.map(withoutExpect);
   const first = examples.find((e) => e.name === index.default);
   if (!first) throw new Error(`index.json: default example ${JSON.stringify(index.default)} is not listed`);
-  const files = Object.fromEntries(FILE_KEYS.filter((k) => first[k]).map((k) => [first[k], read(first[k])]));
+  const files = Object.fromEntries(exampleFiles(first).map((f) => [f, read(f)]));
   // `<` escaped: nothing in the data can end the script element or open a comment in it.
   const json = JSON.stringify({ default: index.default, examples, files }).replaceAll('<', '\\u003c');
   return `<script type="application/json" id="examples-data">${json}</script>`;

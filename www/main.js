@@ -1,7 +1,7 @@
 // Wires the page: editors <-> state (URL hash), the wasm package, and the rendered results.
 // Logic lives in state.js, render.js and diagnostics.js (unit-tested in tests/node/www.test.mjs).
 
-import { decodeState, encodeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, compareVersions, debounce, routeFile } from './state.js';
+import { decodeState, encodeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, compareVersions, debounce, routeFile, exampleCases, exampleSource } from './state.js';
 import { renderResult, renderExpressionResult, renderNotice, toDom, toPlain } from './render.js';
 import { locateDiagnostic, positionAt, locateExpression, findDocument } from './diagnostics.js';
 // Imported statically: the page's code (app.js, render-blocking) runs only once the package's glue
@@ -23,6 +23,8 @@ const TIME_LIMIT_MS = 3000;
 let pkg = null;
 let versions = [];
 let examples = [];
+/** Which of the example's two requests (passing, failing) the editors were last given; '' unknown. */
+let loadedCase = '';
 let state = emptyState();
 let firstResult = true;
 const inlined = inlineExamples();
@@ -70,6 +72,7 @@ function writeEditors() {
   }
   if (versions.length) $('version').value = chooseVersion(state.version, versions);
   $('example').value = examples.some((e) => e.name === state.example) ? state.example : '';
+  showExampleInfo();
 }
 
 // --- line-number gutters -------------------------------------------------------------------
@@ -408,7 +411,30 @@ async function loadExample(name) {
   const files = await Promise.all(['manifests', 'object', 'oldObject', 'request'].map((k) => (ex[k] ? fetchText(ex[k]) : '')));
   [state.manifests, state.object, state.oldObject, state.request] = files;
   state.example = name;
+  loadedCase = ex.passing ? 'failing' : ex.failing ? 'passing' : '';
   writeEditors();
+}
+
+/** Replaces the object, old object and request with the example's passing or failing ones; the manifests stay as edited. */
+async function loadCase(which) {
+  const cases = exampleCases(examples.find((e) => e.name === state.example));
+  if (!cases) return;
+  const files = cases[which];
+  [state.object, state.oldObject, state.request] = await Promise.all(['object', 'oldObject', 'request'].map((k) => (files[k] ? fetchText(files[k]) : '')));
+  loadedCase = which;
+  writeEditors();
+}
+
+/** The example's passing/failing buttons, source link and licence (hidden for a custom state). */
+function showExampleInfo() {
+  const ex = examples.find((e) => e.name === state.example);
+  $('example-cases').hidden = !exampleCases(ex);
+  for (const which of ['passing', 'failing']) $(`load-${which}`).setAttribute('aria-pressed', String(loadedCase === which));
+  const url = exampleSource(ex);
+  $('example-source').hidden = !url;
+  if (url) $('example-source').href = url;
+  $('example-source').title = url ? `${url} (licence ${ex.license ?? 'unknown'})` : '';
+  $('example-license').textContent = url && ex.license ? `(${ex.license})` : '';
 }
 
 // --- start-up ------------------------------------------------------------------------------
@@ -436,7 +462,11 @@ async function start() {
     // The playground still works without examples.
   }
   examples = Array.isArray(index.examples) ? index.examples : [];
-  for (const ex of examples) $('example').append(new Option(ex.title ?? ex.name, ex.name));
+  for (const ex of examples) {
+    const option = new Option(ex.title ?? ex.name, ex.name);
+    if (typeof ex.description === 'string') option.title = ex.description;
+    $('example').append(option);
+  }
 
   const fromHash = await decodeState(location.hash);
   if (fromHash) {
@@ -489,13 +519,27 @@ async function start() {
   });
   $('example').addEventListener('change', async () => {
     const name = $('example').value;
-    if (!name) return;
+    if (!name) {
+      // "(custom)": the editors keep their text; the example's buttons and source go.
+      readEditors();
+      showExampleInfo();
+      return;
+    }
     await loadExample(name);
     readEditors();
     evaluateNow();
     evaluateExpressionNow();
     saveHash();
   });
+  for (const which of ['passing', 'failing']) {
+    $(`load-${which}`).addEventListener('click', async () => {
+      readEditors();
+      await loadCase(which);
+      readEditors();
+      evaluateNow();
+      saveHash();
+    });
+  }
   $('share').addEventListener('click', async () => {
     saveHash.flush();
     const hash = await encodeState(state);
@@ -512,6 +556,7 @@ async function start() {
     const s = await decodeState(location.hash);
     if (!s) return;
     state = s;
+    loadedCase = '';
     writeEditors();
     evaluateNow();
     evaluateExpressionNow();

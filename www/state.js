@@ -239,3 +239,27 @@ export function routeFile(text) {
   const editor = kinds.some((k) => MANIFEST_KINDS.test(k)) || kinds.length > 1 ? 'manifests' : 'object';
   return { editor, text: unwrapped };
 }
+
+const REQUEST_FILES = ['object', 'oldObject', 'request'];
+
+/**
+ * The two requests of an example from www/examples/index.json: `{passing, failing}`, each the
+ * file names of its object, oldObject and request ('' for none). The example's own files are one
+ * of them; its `passing` or `failing` block names the other, whose absent files are the first's.
+ * null when the example has no second request.
+ */
+export function exampleCases(example) {
+  const key = ['passing', 'failing'].find((k) => example?.[k] !== null && typeof example?.[k] === 'object');
+  if (!key) return null;
+  const files = (from, base = {}) =>
+    Object.fromEntries(REQUEST_FILES.map((f) => [f, typeof from[f] === 'string' ? from[f] : (base[f] ?? '')]));
+  const first = files(example);
+  const second = files(example[key], first);
+  return key === 'passing' ? { passing: second, failing: first } : { passing: first, failing: second };
+}
+
+/** An example's source link, when it is an https URL (anything else is not shown as a link). */
+export function exampleSource(example) {
+  const url = typeof example?.source === 'string' ? example.source : '';
+  return /^https:\/\/[^\s"<>]+$/.test(url) ? url : null;
+}

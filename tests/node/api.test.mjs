@@ -168,6 +168,12 @@ test("evaluate: every example in www/examples gives its expected decision", () =
     for (const f of ["object", "oldObject", "request"]) if (ex[f]) input[f] = example(ex[f]);
     const r = evaluate(input);
     assert.equal(r.response.allowed, ex.expect.allowed, ex.name);
+    // The example's second request (passing or failing): its files replace the first's.
+    const second = ex.passing ?? ex.failing;
+    for (const f of ["object", "oldObject", "request"]) if (second[f]) input[f] = example(second[f]);
+    const r2 = evaluate(input);
+    assert.equal(r2.response.allowed, second.expect.allowed, `${ex.name} (second request)`);
+    if (!second.expect.allowed) assert.equal(r2.response.status.message, second.expect.message, ex.name);
   }
 });
 

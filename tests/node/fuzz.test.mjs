@@ -46,6 +46,13 @@ const examples = index.examples.map((e) => {
   const f = (k) => (e[k] ? read(`../../www/examples/${e[k]}`) : undefined);
   return { manifests: f("manifests"), object: f("object"), oldObject: f("oldObject"), request: f("request") };
 });
+// Each example's second request (passing or failing), its files replacing the first's.
+for (const e of index.examples) {
+  const second = e.passing ?? e.failing;
+  if (!second) continue;
+  const f = (k) => (second[k] ?? e[k] ? read(`../../www/examples/${second[k] ?? e[k]}`) : undefined);
+  examples.push({ manifests: f("manifests"), object: f("object"), oldObject: f("oldObject"), request: f("request") });
+}
 // The pipeline cases (tests/cases/*): policies, bindings, params, namespaces, RBAC, objects.
 const casesDir = new URL("../cases/", import.meta.url);
 for (const entry of fs.readdirSync(casesDir, { withFileTypes: true })) {

@@ -260,6 +260,33 @@ test('playground in headless Chromium', async (t) => {
     assert.ok("size(object.metadata.name) <= '30'".includes(sel.text) && sel.text.length > 0, `selection inside the expression, got: ${sel.text}`);
   });
 
+  await t.test('a published example: its source link and licence; the passes/fails buttons load its two objects', async () => {
+    const ex = index.examples.find((e) => e.name === 'gatekeeper-privileged');
+    await page.selectOption('#example', ex.name);
+    await page.waitForFunction((m) => document.querySelector('[data-testid=status-message]')?.textContent === m, ex.expect.message, { timeout: 10_000 });
+    assert.equal(await page.getAttribute('#example-source', 'href'), ex.source);
+    assert.equal(await page.textContent('#example-license'), `(${ex.license})`);
+    assert.equal(await page.getAttribute('#load-failing', 'aria-pressed'), 'true');
+    await shot('published-example');
+    // The manifests stay as they are (edits kept); only the object/old object/request change.
+    const manifests = await getText('manifests');
+    await page.click('#load-passing');
+    await page.waitForSelector('[data-decision=allowed]', { timeout: 10_000 });
+    assert.match(await getText('object'), /safeimages\.com\/nginx/);
+    assert.equal(await getText('manifests'), manifests);
+    assert.equal(await page.getAttribute('#load-passing', 'aria-pressed'), 'true');
+    await page.click('#load-failing');
+    await page.waitForSelector('[data-decision=denied]', { timeout: 10_000 });
+    assert.equal(await statusMessage(), ex.expect.message);
+    // An example of this project's own has no source link.
+    await page.selectOption('#example', 'required-labels');
+    await page.waitForFunction(() => document.querySelector('#example-source').hidden, null, { timeout: 10_000 });
+    assert.equal(await page.isVisible('#load-passing'), true);
+    // "(custom)" keeps the text and drops the example's buttons.
+    await page.selectOption('#example', '');
+    assert.equal(await page.isVisible('#example-cases'), false);
+  });
+
   await t.test('a runaway evaluation is stopped at the time limit, the worker replaced, the page says so', async () => {
     const before = await getText('manifests');
     await setText('manifests', runawayManifests(24));

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { encodeState, decodeState, normalizeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, debounce, FIELDS } from '../../www/state.js';
+import { encodeState, decodeState, normalizeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, debounce, FIELDS, exampleCases, exampleSource } from '../../www/state.js';
 import {
   formatDiagnostic,
   sortDiagnostics,
@@ -21,7 +21,7 @@ import {
   editorForInput,
 } from '../../www/diagnostics.js';
 import { h, toDom, textOf, elementsOf, renderResult, renderExpressionResult, renderDiagnostics, toPlain, snippetOf, formatValue } from '../../www/render.js';
-import { examplesElement, withExamples } from '../../scripts/inline-examples.mjs';
+import { examplesElement, withExamples, exampleFiles } from '../../scripts/inline-examples.mjs';
 import { deniedResult, allowedWithWarningsResult, typeErrorManifests, typeErrorDiagnostics } from './fixtures.mjs';
 
 const sel = (text, r) => text.slice(r.start, r.end);
@@ -98,6 +98,28 @@ test('state: chooseVersion keeps a supported choice, else the newest (numeric or
   assert.equal(chooseVersion('1.99', ['1.9', '1.10', '1.30']), '1.30');
   assert.equal(chooseVersion('', ['1.9', '1.10']), '1.10');
   assert.equal(chooseVersion('', []), undefined);
+});
+
+test('state: exampleCases gives the passing and failing files, the second request inheriting the first\'s', () => {
+  const ex = { object: 'a.object.yaml', request: 'a.request.yaml', passing: { object: 'a.passing.yaml' } };
+  assert.deepEqual(exampleCases(ex), {
+    passing: { object: 'a.passing.yaml', oldObject: '', request: 'a.request.yaml' },
+    failing: { object: 'a.object.yaml', oldObject: '', request: 'a.request.yaml' },
+  });
+  const flipped = { object: 'b.object.yaml', failing: { request: 'b.failing-request.yaml' } };
+  assert.deepEqual(exampleCases(flipped), {
+    passing: { object: 'b.object.yaml', oldObject: '', request: '' },
+    failing: { object: 'b.object.yaml', oldObject: '', request: 'b.failing-request.yaml' },
+  });
+  for (const bad of [undefined, null, {}, { passing: 'x' }, { failing: null }]) assert.equal(exampleCases(bad), null);
+});
+
+test('state: exampleSource shows only https URLs', () => {
+  assert.equal(exampleSource({ source: 'https://kubernetes.io/docs/x/#y' }), 'https://kubernetes.io/docs/x/#y');
+  for (const source of ['javascript:alert(1)', 'http://example.com', 'https://a b', '"https://x"', 3, undefined]) {
+    assert.equal(exampleSource({ source }), null, String(source));
+  }
+  assert.equal(exampleSource(null), null);
 });
 
 test('state: debounce runs once with the last arguments after the delay', () => {
@@ -373,16 +395,24 @@ test('examples: index.json lists existing files; every manifest holds a policy a
     assert.ok(!names.has(ex.name), `duplicate ${ex.name}`);
     names.add(ex.name);
     assert.equal(ex.manifests, `${ex.name}.yaml`);
-    for (const k of ['manifests', 'object', 'oldObject', 'request']) {
-      if (ex[k]) assert.ok(fs.existsSync(new URL(ex[k], dir)), `${ex.name}: ${ex[k]} missing`);
-    }
+    for (const f of exampleFiles(ex)) assert.ok(fs.existsSync(new URL(f, dir)), `${ex.name}: ${f} missing`);
+    // Two requests, one allowed and one denied (www/examples/README.md).
+    const cases = exampleCases(ex);
+    assert.ok(cases, `${ex.name}: no passing or failing request`);
+    const second = ex.passing ?? ex.failing;
+    assert.equal(second.expect?.allowed, 'passing' in ex, `${ex.name}: the second request's expect.allowed`);
+    assert.equal(ex.expect?.allowed, !('passing' in ex), `${ex.name}: the first request's expect.allowed`);
+    if (ex.source !== undefined) assert.equal(exampleSource(ex), ex.source, `${ex.name}: source is not an https URL`);
+    assert.ok(['Apache-2.0', 'CC-BY-4.0'].includes(ex.license), `${ex.name}: license ${ex.license}`);
     const m = fs.readFileSync(new URL(ex.manifests, dir), 'utf8');
     assert.match(m, /^apiVersion: admissionregistration\.k8s\.io\/v1\nkind: ValidatingAdmissionPolicy$/m, ex.name);
     assert.match(m, /^kind: ValidatingAdmissionPolicyBinding$/m, ex.name);
     assert.match(m, /validationActions: \[/, ex.name);
     assert.ok(!/\t/.test(m), `${ex.name}: tab in YAML`);
     assert.equal(typeof ex.expect?.allowed, 'boolean', `${ex.name}: expect.allowed`);
-    if (!ex.expect.allowed) assert.match(ex.expect.message, / is forbidden: ValidatingAdmissionPolicy '/, ex.name);
+    for (const { expect } of [ex, second]) {
+      if (!expect.allowed) assert.match(expect.message, / is forbidden: ValidatingAdmissionPolicy '/, ex.name);
+    }
   }
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.yaml'));
   for (const f of files) assert.ok(names.has(f.split('.')[0]), `${f} is not listed in index.json`);
@@ -399,9 +429,10 @@ test('index.html inlines the current example list and default example (scripts/i
   const index = JSON.parse(fs.readFileSync(new URL('examples/index.json', www), 'utf8'));
   assert.equal(data.default, index.default);
   assert.deepEqual(data.examples.map((e) => e.name), index.examples.map((e) => e.name));
-  assert.ok(data.examples.every((e) => !('expect' in e)), 'the tests\' expectations are not shipped');
+  assert.ok(data.examples.every((e) => !('expect' in e) && !('expect' in (e.passing ?? e.failing ?? {}))), 'the tests\' expectations are not shipped');
   const ex = index.examples.find((e) => e.name === index.default);
-  const files = ['manifests', 'object', 'oldObject', 'request'].filter((k) => ex[k]).map((k) => ex[k]);
+  const files = exampleFiles(ex);
+  assert.ok(files.length > 3, 'both requests of the default example are inlined');
   assert.deepEqual(Object.keys(data.files).sort(), files.sort());
   for (const f of files) assert.equal(data.files[f], fs.readFileSync(new URL(`examples/${f}`, www), 'utf8'), f);
 });
