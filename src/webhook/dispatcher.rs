@@ -452,10 +452,10 @@ fn prepare_call(
     h: &Webhook,
     req: &AdmissionRequest,
     inv: &Invocation,
-) -> Result<Json, (Status, bool, String)> {
+) -> Result<Json, Box<(Status, bool, String)>> {
     let call_error = |reason: &str| {
         let err = format!("failed calling webhook {}: {reason}", go_quote(&h.name));
-        (internal_error(&err), true, err)
+        Box::new((internal_error(&err), true, err))
     };
     if req.dry_run {
         match h.side_effects.as_deref() {
@@ -463,7 +463,11 @@ fn prepare_call(
             Some("None" | "NoneOnDryRun") => {}
             Some(_) => {
                 let m = format!("admission webhook {} does not support dry run", go_quote(&h.name));
-                return Err((status(400, "BadRequest", m.clone(), empty_details()), false, m));
+                return Err(Box::new((
+                    status(400, "BadRequest", m.clone(), empty_details()),
+                    false,
+                    m,
+                )));
             }
         }
     }
@@ -604,13 +608,12 @@ fn call(
     t: &mut WebhookTrace,
     status: &mut Option<Status>,
 ) {
-    match prepare_call(h, req, inv) {
+    match prepare_call(h, req, inv).map_err(|b| *b) {
         Ok(review) => {
             t.called = true;
             t.review = Some(review);
         }
-        Err((s, true, err)) if h.failure_policy.as_deref() == Some("Ignore") => {
-            let _ = s;
+        Err((_, true, err)) if h.failure_policy.as_deref() == Some("Ignore") => {
             t.reason = Some(format!("{err}; failurePolicy is Ignore: the apiserver fails open"));
         }
         Err((s, _, err)) => {
