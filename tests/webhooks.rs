@@ -503,3 +503,24 @@ fn untouched_requests_are_allowed() {
     assert_eq!(r["response"]["allowed"], true);
     assert_eq!(r["webhooks"], json!([]));
 }
+
+/// W§5: `typecheck` reports webhook configuration diagnostics (decoding, validation, CEL).
+#[test]
+fn typecheck_reports_webhook_problems() {
+    let m = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: c}\nwebhooks:\n- name: w.example.com\n  clientConfig: {url: 'https://x', caBundle: 'AA=A'}\n  sideEffects: None\n  admissionReviewVersions: [v1]\n  matchConditions: [{name: c, expression: 'object.x + 1 == \"a\"'}]\n";
+    let input =
+        EvaluateInput { manifests: Manifests::Text(m.to_string()), ..EvaluateInput::default() };
+    let out = vap_eval::api::typecheck(&input);
+    let found: Vec<(&str, &str)> =
+        out.diagnostics.iter().map(|d| (d.code, d.message.as_str())).collect();
+    assert!(
+        found.contains(&("manifest-wrong-type", "illegal base64 data at input byte 2")),
+        "{found:#?}"
+    );
+    let ca = out.diagnostics.iter().find(|d| d.code == "manifest-wrong-type").expect("caBundle");
+    let span = ca.span.expect("positioned");
+    assert_eq!(&m[span.start as usize..span.end as usize], "'AA=A'");
+    assert!(out.diagnostics.iter().any(|d| d.code == "cel-compile"
+        && d.field
+            == "ValidatingWebhookConfiguration/c: webhooks[0].matchConditions[0].expression"));
+}

@@ -51,3 +51,9 @@ pub fn chain_stopped(plugin: &str, skipped: &str) -> Diagnostic {
         format!("{plugin} rejected the request: {skipped} did not run"),
     )
 }
+
+/// `caBundle` is not standard base64 (Go's `encoding/json` decoding of a `[]byte` field).
+pub fn ca_bundle_not_base64(field: &crate::admission::field::FieldPath, at: usize) -> Diagnostic {
+    Diagnostic::error("manifest-wrong-type", format!("illegal base64 data at input byte {at}"))
+        .with_field(field.to_string())
+}

@@ -257,6 +257,11 @@ fn webhook(
         d.unknown_fields(cc, &cp, &["url", "service", "caBundle"]);
         h.client_config.url = d.opt_string(cc, "url", &cp, C);
         h.client_config.ca_bundle = d.opt_string(cc, "caBundle", &cp, C);
+        if let Some(at) = h.client_config.ca_bundle.as_deref().and_then(base64_error) {
+            let f = cp.child("caBundle");
+            let diag = d.locate(diagnostics::ca_bundle_not_base64(&f, at), &f, false);
+            d.diagnostics.push(diag);
+        }
         let sp = cp.child("service");
         if let Some(s) = d.object(cc.get("service"), &sp, C, "v1.ServiceReference") {
             const S: &str = "ServiceReference";
@@ -362,4 +367,86 @@ fn apply_defaults(c: &mut WebhookConfiguration, v1beta1: bool) -> Vec<String> {
         }
     }
     out
+}
+
+/// Where Go's `base64.StdEncoding` rejects `s` (the offset of its `CorruptInputError`), as
+/// `encoding/json` does when decoding a `[]byte` field; `None` when it decodes. Line breaks
+/// are skipped, padding is required.
+pub fn base64_error(s: &str) -> Option<usize> {
+    let src = s.as_bytes();
+    let valid = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+    let newline = |b: u8| b == b'\n' || b == b'\r';
+    let mut si = 0;
+    loop {
+        // One quantum of four characters.
+        let mut j = 0;
+        while j < 4 {
+            let Some(&c) = src.get(si) else {
+                return if j == 0 { None } else { Some(si - j) };
+            };
+            si += 1;
+            if valid(c) {
+                j += 1;
+                continue;
+            }
+            if newline(c) {
+                continue;
+            }
+            if c != b'=' || j < 2 {
+                return Some(si - 1);
+            }
+            if j == 2 {
+                while src.get(si).is_some_and(|&b| newline(b)) {
+                    si += 1;
+                }
+                match src.get(si) {
+                    None => return Some(src.len()),
+                    Some(b'=') => si += 1,
+                    Some(_) => return Some(si - 1),
+                }
+            }
+            while src.get(si).is_some_and(|&b| newline(b)) {
+                si += 1;
+            }
+            return (si < src.len()).then_some(si);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base64_error;
+
+    /// Go `encoding/base64` `TestDecodeCorrupt` (StdEncoding rows).
+    #[test]
+    fn base64_offsets_follow_go() {
+        for (input, want) in [
+            ("", None),
+            ("\n", None),
+            ("AAA=", None),
+            ("AAAA", None),
+            ("AA==", None),
+            ("AAA=\n", None),
+            ("!!!!", Some(0)),
+            ("====", Some(0)),
+            ("x===", Some(1)),
+            ("=AAA", Some(0)),
+            ("A=AA", Some(1)),
+            ("AA=A", Some(2)),
+            ("AA==A", Some(4)),
+            ("AAA=AAAA", Some(4)),
+            ("AAAAA", Some(4)),
+            ("AAAAAA", Some(4)),
+            ("A=", Some(1)),
+            ("A==", Some(1)),
+            ("AA=", Some(3)),
+            ("AAAA\n", None),
+            ("AAAAAA=", Some(7)),
+            ("YWJjZA=====", Some(8)),
+            ("A!\n", Some(1)),
+            ("A=\n", Some(1)),
+        ] {
+            assert_eq!(base64_error(input), want, "{input:?}");
+        }
+    }
 }
