@@ -105,7 +105,7 @@ fn order_is_mutating_then_validating_each_by_configuration_name() {
     assert_eq!(r["response"]["allowed"], true);
 }
 
-/// W§3.1 (rules_test.go `TestGroup`, `TestOperation`, `TestResource`, `TestScope`).
+/// W§3 step 3, VAP§3.2 (rules_test.go `TestOperation`, `TestResource`, `TestScope`).
 #[test]
 fn rules_operations_scope_and_subresources() {
     let rule = |ops: &str, res: &str, scope: &str| {
@@ -146,7 +146,7 @@ fn rules_operations_scope_and_subresources() {
     assert!(upd("'*/*'"));
 }
 
-/// W§3.2 (namespace/matcher_test.go): selector over the namespace's labels; cluster-scoped
+/// W§3 step 1, 5 (namespace/matcher_test.go): selector over the namespace's labels; cluster-scoped
 /// requests other than namespaces are never excluded; a missing namespace is a 404 — only when
 /// a rule matches (generic/webhook.go holds the error back).
 #[test]
@@ -172,7 +172,7 @@ fn namespace_selector() {
     assert_eq!(hooks(&r)[0].2, "no rule matches the request: rules[0] differs in resources");
 }
 
-/// W§3.2: namespace requests — CREATE/UPDATE read the object's labels, DELETE (and
+/// W§3 step 1: namespace requests — CREATE/UPDATE read the object's labels, DELETE (and
 /// subresources such as finalize) the stored namespace's.
 #[test]
 fn namespace_requests_pick_their_labels() {
@@ -191,7 +191,7 @@ fn namespace_requests_pick_their_labels() {
     assert!(!hooks(&r)[0].1, "{r:#}");
 }
 
-/// W§3.3 (object/matcher_test.go): the object's or the old object's labels.
+/// W§3 step 2 (object/matcher_test.go): the object's or the old object's labels.
 #[test]
 fn object_selector_reads_object_and_old_object() {
     let sel = "  objectSelector: {matchLabels: {app: web}}\n";
@@ -220,7 +220,7 @@ fn hpa_hook(name: &str, versions: &str, policy: &str, extra: &str) -> String {
     format!("- name: {name}\n  clientConfig: {{url: https://h.example.com}}\n  sideEffects: None\n  admissionReviewVersions: [v1]\n  matchPolicy: {policy}\n  rules:\n  - {{operations: [CREATE], apiGroups: [autoscaling], apiVersions: [{versions}], resources: [horizontalpodautoscalers]}}\n{extra}")
 }
 
-/// W§3.4 (generic/webhook_test.go `TestShouldCallHook` "match equivalent"): Equivalent tries
+/// W§3.4 (generic/webhook_test.go `TestShouldCallHook`): Equivalent tries
 /// other versions only when no rule matches as sent; the review carries the matched
 /// resource/kind, `requestKind`/`requestResource` the original; matchConditions see the
 /// matched kind and the original resource [quirk].

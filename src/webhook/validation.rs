@@ -276,7 +276,7 @@ mod tests {
         errs.iter().map(ToString::to_string).collect()
     }
 
-    /// validation_test.go "wrong scheme", "missing host", "fragment", "query", "user".
+    /// W§5: `ValidateWebhookURL`.
     #[test]
     fn urls() {
         let p = FieldPath::new("webhooks").index(0).child("clientConfig").child("url");
@@ -296,7 +296,7 @@ mod tests {
         assert!(all[2].ends_with("\"a=b\": query parameters are not permitted in the URL"));
     }
 
-    /// validation_test.go "path must start with slash", "path accepts slash", "segment empty".
+    /// W§5: `ValidateWebhookService` path rules.
     #[test]
     fn service_paths() {
         let p = FieldPath::new("path");
@@ -319,6 +319,7 @@ mod tests {
         ));
     }
 
+    /// W§5: `validateAdmissionReviewVersions`, `IsFullyQualifiedName`.
     #[test]
     fn review_versions_and_names() {
         let p = FieldPath::new("v");
