@@ -182,6 +182,9 @@ fn namespace_requests_pick_their_labels() {
     // CREATE of "dev" labelled env=prod: the new object's labels count (stored dev is env=dev).
     let r = run(&m, ns(json!({"env": "prod"})), None, json!(null));
     assert!(hooks(&r)[0].1, "{r:#}");
+    // UPDATE of "dev" to env=prod: the new object's labels count too.
+    let r = run(&m, ns(json!({"env": "prod"})), Some(ns(json!({"env": "dev"}))), json!(null));
+    assert!(hooks(&r)[0].1, "{r:#}");
     // DELETE of "dev": the stored namespace (env=dev) counts.
     let r = run(&m, Value::Null, Some(ns(json!({"env": "prod"}))), json!(null));
     assert!(!hooks(&r)[0].1);
@@ -399,6 +402,8 @@ fn exempt_kinds() {
     let r = run(&m, vwc, None, json!(null));
     assert!(!hooks(&r)[0].1);
     assert!(hooks(&r)[0].2.contains("exempt from webhook admission"));
+    let vapb = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": "x"}});
+    assert!(!hooks(&run(&m, vapb, None, json!(null)))[0].1);
     let map = json!({"apiVersion": "admissionregistration.k8s.io/v1beta1", "kind": "MutatingAdmissionPolicy", "metadata": {"name": "x"}});
     let req = json!({"resource": {"group": "admissionregistration.k8s.io", "version": "v1beta1", "resource": "mutatingadmissionpolicies"}});
     assert!(!hooks(&run_version(&m, map.clone(), req.clone(), "1.32"))[0].1);
@@ -523,4 +528,38 @@ fn typecheck_reports_webhook_problems() {
     assert!(out.diagnostics.iter().any(|d| d.code == "cel-compile"
         && d.field
             == "ValidatingWebhookConfiguration/c: webhooks[0].matchConditions[0].expression"));
+}
+
+/// W§6: no known AdmissionReview version is a call error (failurePolicy decides); W§3 step 5:
+/// a selector that does not parse is a 500 once a rule matches.
+#[test]
+fn call_errors_and_selector_errors() {
+    let h = |fp: &str, extra: &str| {
+        format!("- name: w.example.com\n  clientConfig: {{url: https://h.example.com}}\n  sideEffects: None\n  failurePolicy: {fp}\n  rules: [{{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [pods]}}]\n{extra}")
+    };
+    let versions = "  admissionReviewVersions: [v2]\n";
+    let m = config("ValidatingWebhookConfiguration", "c", &h("Fail", versions));
+    let r = run(&m, pod("default", json!({})), None, json!(null));
+    assert_eq!(r["response"]["status"]["code"], 500);
+    assert_eq!(
+        r["response"]["status"]["message"],
+        "Internal error occurred: failed calling webhook \"w.example.com\": could not create admission objects: webhook does not accept known AdmissionReview versions"
+    );
+    let m = config("ValidatingWebhookConfiguration", "c", &h("Ignore", versions));
+    let r = run(&m, pod("default", json!({})), None, json!(null));
+    assert_eq!(r["response"]["allowed"], true);
+    assert!(!hooks(&r)[0].1);
+
+    let bad = "  admissionReviewVersions: [v1]\n  objectSelector: {matchExpressions: [{key: a, operator: Near}]}\n";
+    let m = config("ValidatingWebhookConfiguration", "c", &h("Ignore", bad));
+    let r = run(&m, pod("default", json!({})), None, json!(null));
+    let s = &r["response"]["status"];
+    assert_eq!(s["code"], 500, "{r:#}");
+    assert_eq!(
+        s["message"],
+        "Internal error occurred: \"Near\" is not a valid label selector operator"
+    );
+    // The same selector on a webhook whose rules do not match: skipped, allowed.
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}});
+    assert_eq!(run(&m, cm, None, json!(null))["response"]["allowed"], true);
 }
