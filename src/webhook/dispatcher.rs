@@ -532,18 +532,18 @@ pub fn dispatch_phase(
         out.webhooks = not_reached(set, kind, &why);
         return out;
     }
-    let hooks: Vec<(&WebhookConfiguration, &Webhook, &[Compiled])> = set
+    let hooks: Vec<(&WebhookConfiguration, usize, &Webhook, &[Compiled])> = set
         .iter()
         .filter(|c| c.configuration.kind == kind)
         .flat_map(|c| {
             c.configuration.webhooks.iter().enumerate().map(move |(i, h)| {
-                (&c.configuration, h, c.conditions.get(i).map(Vec::as_slice).unwrap_or(&[]))
+                (&c.configuration, i, h, c.conditions.get(i).map(Vec::as_slice).unwrap_or(&[]))
             })
         })
         .collect();
     // Validating: every ShouldCallHook runs before any call; mutating: one after the other.
     let mut pending: Vec<(usize, Invocation)> = Vec::new();
-    for (c, h, conds) in &hooks {
+    for (c, index, h, conds) in &hooks {
         let mut t = new_trace(c, h);
         if out.status.is_some() {
             t.reason = Some("not reached: the request was already rejected".into());
@@ -559,7 +559,7 @@ pub fn dispatch_phase(
             Should::Call(inv) => {
                 if inv.equivalent {
                     let field =
-                        format!("{}/{}: webhooks[{}]", kind.configuration_kind(), c.name, h.name);
+                        format!("{}/{}: webhooks[{index}]", kind.configuration_kind(), c.name);
                     out.diagnostics
                         .push(diagnostics::needs_conversion(field, &inv.kind.to_string()));
                 }
@@ -587,7 +587,7 @@ pub fn dispatch_phase(
         // in order here.
         let mut first: Option<Status> = None;
         for (i, inv) in pending {
-            let Some((_, h, _)) = hooks.get(i) else { continue };
+            let Some((_, _, h, _)) = hooks.get(i) else { continue };
             if let Some(t) = out.webhooks.get_mut(i) {
                 let mut s = None;
                 call(h, req, &inv, t, &mut s);
