@@ -85,8 +85,6 @@ pub struct WebhookConfiguration {
     pub metadata: crate::admission::types::ObjectMeta,
     pub webhooks: Vec<Webhook>,
     pub source: Source,
-    /// Defaults applied, as `webhooks[0].failurePolicy = "Fail"` lines (for the trace and tests).
-    pub defaults: Vec<String>,
 }
 
 const GROUP: &str = "admissionregistration.k8s.io";
@@ -139,7 +137,7 @@ pub fn load_configurations(m: &Manifests) -> (Vec<WebhookConfiguration>, Vec<Dia
             let mut dec = Decoder::new(Some(doc), &prefix);
             let source = Source { document: doc.index, path: prefix.clone() };
             let mut c = decode(&mut dec, obj, kind, api_version, source);
-            c.defaults = apply_defaults(&mut c, version == "v1beta1");
+            apply_defaults(&mut c, version == "v1beta1");
             diags.append(&mut dec.diagnostics);
             if let Some(i) = out.iter().position(|o| o.kind == kind && o.name == c.name) {
                 diags.push(diagnostics::duplicate(kind.configuration_kind(), &c.name));
@@ -171,7 +169,6 @@ fn decode(
         metadata: Default::default(),
         webhooks: Vec::new(),
         source,
-        defaults: Vec::new(),
     };
     let Some(m) = d.object(Some(v), &root, s, s) else { return c };
     d.unknown_fields(m, &root, &["apiVersion", "kind", "metadata", "webhooks"]);
@@ -310,63 +307,32 @@ fn int(
 /// | reinvocationPolicy (mutating) | `Never` | `Never` |
 /// | rules[*].scope | `*` | `*` |
 /// | clientConfig.service.port | 443 | 443 |
-fn apply_defaults(c: &mut WebhookConfiguration, v1beta1: bool) -> Vec<String> {
-    let mut out = Vec::new();
+fn apply_defaults(c: &mut WebhookConfiguration, v1beta1: bool) {
     let kind = c.kind;
-    for (i, h) in c.webhooks.iter_mut().enumerate() {
-        let mut set =
-            |field: &str, value: &str| out.push(format!("webhooks[{i}].{field} = {value}"));
-        let str_default = |slot: &mut Option<String>, v: &str| {
-            let fresh = slot.is_none();
-            if fresh {
-                *slot = Some(v.to_string());
+    let (fp, mp, timeout) =
+        if v1beta1 { ("Ignore", "Exact", 30) } else { ("Fail", "Equivalent", 10) };
+    for h in &mut c.webhooks {
+        h.failure_policy.get_or_insert_with(|| fp.into());
+        h.match_policy.get_or_insert_with(|| mp.into());
+        h.namespace_selector.get_or_insert_with(LabelSelector::default);
+        h.object_selector.get_or_insert_with(LabelSelector::default);
+        h.timeout_seconds.get_or_insert(timeout);
+        if v1beta1 {
+            h.side_effects.get_or_insert_with(|| "Unknown".into());
+            if h.admission_review_versions.is_empty() {
+                h.admission_review_versions = vec!["v1beta1".into()];
             }
-            fresh
-        };
-        let (fp, mp) = if v1beta1 { ("Ignore", "Exact") } else { ("Fail", "Equivalent") };
-        if str_default(&mut h.failure_policy, fp) {
-            set("failurePolicy", &format!("{fp:?}"));
         }
-        if str_default(&mut h.match_policy, mp) {
-            set("matchPolicy", &format!("{mp:?}"));
+        if kind == WebhookKind::Mutating {
+            h.reinvocation_policy.get_or_insert_with(|| "Never".into());
         }
-        if h.namespace_selector.is_none() {
-            h.namespace_selector = Some(LabelSelector::default());
-            set("namespaceSelector", "{}");
-        }
-        if h.object_selector.is_none() {
-            h.object_selector = Some(LabelSelector::default());
-            set("objectSelector", "{}");
-        }
-        if v1beta1 && str_default(&mut h.side_effects, "Unknown") {
-            set("sideEffects", "\"Unknown\"");
-        }
-        if h.timeout_seconds.is_none() {
-            let t = if v1beta1 { 30 } else { 10 };
-            h.timeout_seconds = Some(t);
-            set("timeoutSeconds", &t.to_string());
-        }
-        if v1beta1 && h.admission_review_versions.is_empty() {
-            h.admission_review_versions = vec!["v1beta1".into()];
-            set("admissionReviewVersions", "[\"v1beta1\"]");
-        }
-        if kind == WebhookKind::Mutating && str_default(&mut h.reinvocation_policy, "Never") {
-            set("reinvocationPolicy", "\"Never\"");
-        }
-        for (j, r) in h.rules.iter_mut().enumerate() {
-            if r.scope.is_none() {
-                r.scope = Some("*".into());
-                set(&format!("rules[{j}].scope"), "\"*\"");
-            }
+        for r in &mut h.rules {
+            r.scope.get_or_insert_with(|| "*".into());
         }
         if let Some(s) = &mut h.client_config.service {
-            if s.port.is_none() {
-                s.port = Some(443);
-                set("clientConfig.service.port", "443");
-            }
+            s.port.get_or_insert(443);
         }
     }
-    out
 }
 
 /// Where Go's `base64.StdEncoding` rejects `s` (the offset of its `CorruptInputError`), as
