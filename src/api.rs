@@ -22,7 +22,7 @@ use serde_json::{Map, Value as Json};
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct EvaluateInput {
-    /// Policies, bindings, params, namespaces, CRDs and RBAC objects: YAML or JSON text
+    /// Policies, bindings, params, namespaces, CRDs, RBAC objects and webhook configurations: YAML or JSON text
     /// (multi-document), or a list of texts and already-parsed objects.
     pub manifests: Manifests,
     /// The new object (absent on DELETE): YAML/JSON text or an object.
