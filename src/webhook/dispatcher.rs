@@ -44,7 +44,8 @@ pub struct WebhookTrace {
     pub name: String,
     /// The apiserver would send this webhook the request.
     pub called: bool,
-    /// Why it is not called (or, when called, a note such as a fail-open); absent otherwise.
+    /// Why it is not called (a skipped predicate, not reached, a refused dry run, a fail-open);
+    /// absent when called.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub reason: Option<String>,
