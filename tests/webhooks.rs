@@ -144,6 +144,14 @@ fn rules_operations_scope_and_subresources() {
     assert!(upd("'*/status'"));
     assert!(!upd("'*'"));
     assert!(upd("'*/*'"));
+    // A webhook without rules is never called.
+    let m = config(
+        "ValidatingWebhookConfiguration",
+        "c",
+        "- name: w.example.com\n  clientConfig: {url: https://h.example.com}\n  sideEffects: None\n  admissionReviewVersions: [v1]\n",
+    );
+    let r = run(&m, pod("default", json!({})), None, json!(null));
+    assert_eq!(hooks(&r)[0].2, "the webhook has no rules");
 }
 
 /// W§3 step 1, 5 (namespace/matcher_test.go): selector over the namespace's labels; cluster-scoped
@@ -380,6 +388,10 @@ fn dry_run() {
         assert_eq!(s["reason"], "BadRequest");
         assert_eq!(s["message"], "admission webhook \"w.example.com\" does not support dry run");
         assert!(s.get("details").is_none());
+        assert_eq!(
+            hooks(&r)[0].2,
+            "the request is rejected: admission webhook \"w.example.com\" does not support dry run"
+        );
     }
     let r = run_with("", "Fail");
     assert_eq!(r["response"]["status"]["code"], 500);
