@@ -12,6 +12,7 @@ use crate::cel::runtime::CostTracker;
 use crate::cel::value::Value;
 use crate::diagnostic::{Diagnostic, Severity, SourceRef};
 use crate::environment::{var, EnvironmentMode, ExpressionKind, KubeVersion, VariableScope};
+use crate::webhook::dispatcher::WebhookTrace;
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
@@ -21,7 +22,7 @@ use serde_json::{Map, Value as Json};
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct EvaluateInput {
-    /// Policies, bindings, params, namespaces, CRDs and RBAC objects: YAML or JSON text
+    /// Policies, bindings, params, namespaces, CRDs, RBAC objects and webhook configurations: YAML or JSON text
     /// (multi-document), or a list of texts and already-parsed objects.
     pub manifests: Manifests,
     /// The new object (absent on DELETE): YAML/JSON text or an object.
@@ -250,6 +251,9 @@ pub struct EvaluateResult {
     /// `None` when no request could be formed (no object and no oldObject).
     pub request: Option<RequestSummary>,
     pub policies: Vec<PolicyTrace>,
+    /// Every webhook of every webhook configuration, mutating before validating, each kind's
+    /// configurations by name and their webhooks in order (`docs/webhook-semantics.md`).
+    pub webhooks: Vec<WebhookTrace>,
     /// Problems found (JavaScript receives them converted by `to_js`: UTF-16 positions).
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Diagnostic[]"))]
     pub diagnostics: Vec<Diagnostic>,
@@ -358,19 +362,76 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
             response: AdmissionResponse { allowed: true, ..AdmissionResponse::default() },
             request: None,
             policies: Vec::new(),
+            webhooks: Vec::new(),
             diagnostics,
             kubernetes_version,
         };
     };
-    let out = dispatch(set, &request);
-    diagnostics.extend(out.diagnostics);
+    let (response, policies, webhooks) = admit(set, &request, &catalog, &mut diagnostics);
     EvaluateResult {
-        response: out.response,
+        response,
         request: Some(RequestSummary::new(&request)),
-        policies: out.policies,
+        policies,
+        webhooks,
         diagnostics,
         kubernetes_version,
     }
+}
+
+/// kube-apiserver's admission chain for the parts modelled: MutatingAdmissionWebhook, then
+/// ValidatingAdmissionPolicy, then ValidatingAdmissionWebhook; the first rejection ends it.
+fn admit(
+    set: &PolicySet,
+    request: &AdmissionRequest,
+    catalog: &crate::admission::resources::ResourceCatalog,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>) {
+    use crate::webhook::dispatcher::{dispatch_phase, not_reached, Env};
+    use crate::webhook::types::WebhookKind::{Mutating, Validating};
+    let hooks = &set.webhooks.configurations;
+    let cx = crate::admission::matching::MatchContext {
+        request,
+        namespaces: &set.manifests.namespaces,
+        catalog,
+    };
+    let env = Env { version: set.version, authorizer: set.authorizer(request) };
+    let mutating = dispatch_phase(hooks, Mutating, cx, &env);
+    diagnostics.extend(mutating.diagnostics);
+    let mut webhooks = mutating.webhooks;
+    if let Some(status) = mutating.status {
+        let why = "not reached: MutatingAdmissionWebhook rejected the request";
+        webhooks.extend(not_reached(hooks, Validating, why));
+        diagnostics.push(crate::webhook::diagnostics::chain_stopped(
+            "MutatingAdmissionWebhook",
+            "ValidatingAdmissionPolicy and ValidatingAdmissionWebhook",
+        ));
+        let response =
+            AdmissionResponse { allowed: false, status: Some(status), ..Default::default() };
+        return (response, Vec::new(), webhooks);
+    }
+    let out = dispatch(set, request);
+    diagnostics.extend(out.diagnostics);
+    let mut response = out.response;
+    if !response.allowed {
+        let why = "not reached: ValidatingAdmissionPolicy rejected the request";
+        let skipped = not_reached(hooks, Validating, why);
+        if !skipped.is_empty() {
+            diagnostics.push(crate::webhook::diagnostics::chain_stopped(
+                "ValidatingAdmissionPolicy",
+                "ValidatingAdmissionWebhook",
+            ));
+        }
+        webhooks.extend(skipped);
+        return (response, out.policies, webhooks);
+    }
+    let validating = dispatch_phase(hooks, Validating, cx, &env);
+    diagnostics.extend(validating.diagnostics);
+    webhooks.extend(validating.webhooks);
+    if let Some(status) = validating.status {
+        response.allowed = false;
+        response.status = Some(status);
+    }
+    (response, out.policies, webhooks)
 }
 
 /// Output of `typecheck`.

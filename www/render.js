@@ -304,6 +304,32 @@ export function renderPolicies(policies) {
   );
 }
 
+/** Webhooks in the apiserver's order: called or skipped with the reason, matchConditions, review. */
+export function renderWebhooks(webhooks) {
+  const list = Array.isArray(webhooks) ? webhooks : [];
+  return h(
+    'div',
+    { className: 'policies webhooks' },
+    list.map((w) =>
+      h(
+        'details',
+        { className: `policy ${w.called ? 'matched' : 'not-matched'}`, attrs: { 'data-webhook': w.name } },
+        h(
+          'summary',
+          null,
+          pill(w.called ? 'called' : 'not called', w.called ? 'pass' : 'skipped'),
+          h('span', { className: 'name' }, `${w.kind === 'MutatingWebhookConfiguration' ? 'mutating' : 'validating'} ${w.configuration}/${w.name}`),
+          w.reason ? h('span', { className: 'reason muted' }, ` — ${w.reason}`) : null,
+        ),
+        (w.matchConditions ?? []).length
+          ? h('ul', { className: 'exprs' }, w.matchConditions.map((c) => exprLine({ ...c, evaluated: true, value: c.result }, c.name)))
+          : null,
+        w.review ? h('pre', { className: 'review' }, JSON.stringify(w.review, null, 2)) : null,
+      ),
+    ),
+  );
+}
+
 /**
  * The diagnostics list. `locate(d)` returns a selection target or null; items with one are
  * marked clickable and carry data-diagnostic=<index into the sorted list> for main.js.
@@ -364,6 +390,7 @@ export function renderResult(result, locate) {
       renderRequest(result?.request),
       h('h3', null, 'Policies'),
       renderPolicies(result?.policies),
+      result?.webhooks?.length ? [h('h3', null, 'Webhooks'), renderWebhooks(result.webhooks)] : null,
     ),
   };
 }

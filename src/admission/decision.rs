@@ -519,6 +519,9 @@ pub struct Status {
     pub status: &'static str,
     pub message: String,
     pub reason: String,
+    /// Absent when the status has none (`NewBadRequest`), as Go omits an empty `details`.
+    #[serde(skip_serializing_if = "StatusDetails::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub details: StatusDetails,
     pub code: u16,
 }
@@ -538,7 +541,20 @@ pub struct StatusDetails {
     #[serde(skip_serializing_if = "String::is_empty")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub kind: String,
+    /// Absent when empty (`omitempty`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub causes: Vec<StatusCause>,
+}
+
+impl StatusDetails {
+    /// No field set: Go's `omitempty` pointer is nil and the JSON has no `details`.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+            && self.group.is_empty()
+            && self.kind.is_empty()
+            && self.causes.is_empty()
+    }
 }
 
 /// `metav1.StatusCause` (only `message` is set by the dispatcher).

@@ -160,7 +160,7 @@ fn internal(err: String) -> MatchError {
 
 /// `namespace.Matcher.MatchNamespaceSelector` (§3.4): `Ok(None)` = matches,
 /// `Ok(Some(reason))` = does not, `Err` = error.
-fn namespace_selector(
+pub fn namespace_selector(
     selector: &LabelSelector,
     cx: MatchContext<'_>,
 ) -> Result<Option<NoMatchReason>, MatchError> {
@@ -205,7 +205,7 @@ fn has_object_meta(obj: &Value) -> bool {
 }
 
 /// `object.Matcher.MatchObjectSelector` (§3.5).
-fn object_selector(
+pub fn object_selector(
     selector: &LabelSelector,
     req: &AdmissionRequest,
 ) -> Result<Option<NoMatchReason>, MatchError> {
@@ -266,7 +266,7 @@ pub fn rule_mismatch(
     None
 }
 
-fn name_matches(rule: &NamedRuleWithOperations, req: &AdmissionRequest) -> bool {
+pub fn name_matches(rule: &NamedRuleWithOperations, req: &AdmissionRequest) -> bool {
     rule.resource_names.is_empty() || rule.resource_names.contains(&req.name)
 }
 

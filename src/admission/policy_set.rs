@@ -24,6 +24,8 @@ pub struct PolicySet {
     pub compiled: Vec<CompiledPolicy>,
     /// Loading, API validation and compile problems (request-independent).
     pub diagnostics: Vec<Diagnostic>,
+    /// The webhook configurations of the manifests (`crate::webhook`).
+    pub webhooks: crate::webhook::WebhookSet,
     /// The RBAC objects supplied with the manifests, for the offline authorizer; `None` when
     /// there are none (every check is then a NoOpinion decision).
     pub rbac: Option<Rc<Rbac>>,
@@ -51,6 +53,8 @@ impl PolicySet {
             }
         }
         diagnostics.extend(cel);
+        let webhooks = crate::webhook::WebhookSet::new(text, &manifests, &compiler, &validation);
+        diagnostics.extend(webhooks.diagnostics.iter().cloned());
         let rbac = if manifests.rbac.is_empty() {
             None
         } else {
@@ -69,6 +73,7 @@ impl PolicySet {
             compiler,
             compiled,
             diagnostics,
+            webhooks,
             rbac,
         }
     }

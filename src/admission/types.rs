@@ -292,14 +292,25 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    fn type_error(&mut self, v: &Value, path: &FieldPath, go_struct: &str, go_type: &str) {
+    pub(crate) fn type_error(
+        &mut self,
+        v: &Value,
+        path: &FieldPath,
+        go_struct: &str,
+        go_type: &str,
+    ) {
         let d = diagnostics::wrong_type(json_type_name(v), go_struct, path, go_type);
         let d = self.locate(d, path, false);
         self.diagnostics.push(d);
     }
 
     /// Report fields of `map` not in `known`.
-    fn unknown_fields(&mut self, map: &Map<String, Value>, path: &FieldPath, known: &[&str]) {
+    pub(crate) fn unknown_fields(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &FieldPath,
+        known: &[&str],
+    ) {
         for k in map.keys() {
             if !known.contains(&k.as_str()) {
                 let p = path.child(k);
@@ -309,7 +320,7 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    fn object<'v>(
+    pub(crate) fn object<'v>(
         &mut self,
         v: Option<&'v Value>,
         path: &FieldPath,
@@ -326,7 +337,7 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    fn string(
+    pub(crate) fn string(
         &mut self,
         m: &Map<String, Value>,
         key: &str,
@@ -336,7 +347,7 @@ impl<'a> Decoder<'a> {
         self.opt_string(m, key, path, go_struct).unwrap_or_default()
     }
 
-    fn opt_string(
+    pub(crate) fn opt_string(
         &mut self,
         m: &Map<String, Value>,
         key: &str,
@@ -353,7 +364,7 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    fn string_list(
+    pub(crate) fn string_list(
         &mut self,
         m: &Map<String, Value>,
         key: &str,
@@ -399,7 +410,7 @@ impl<'a> Decoder<'a> {
         out
     }
 
-    fn list<T>(
+    pub(crate) fn list<T>(
         &mut self,
         v: Option<&Value>,
         path: &FieldPath,
@@ -600,7 +611,11 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    fn rule(&mut self, o: &Map<String, Value>, p: &FieldPath) -> NamedRuleWithOperations {
+    pub(crate) fn rule(
+        &mut self,
+        o: &Map<String, Value>,
+        p: &FieldPath,
+    ) -> NamedRuleWithOperations {
         const R: &str = "NamedRuleWithOperations";
         self.unknown_fields(
             o,

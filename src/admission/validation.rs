@@ -15,7 +15,7 @@ use super::names::{
     is_valid_path_segment_name, name_is_dns_subdomain,
 };
 use super::types::{
-    MatchResources, NamedRuleWithOperations, ObjectMeta, ParamKind, ParamRef,
+    MatchCondition, MatchResources, NamedRuleWithOperations, ObjectMeta, ParamKind, ParamRef,
     ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, Variable,
 };
 
@@ -146,40 +146,12 @@ pub fn validate_policy(
             }
         }
     }
-    // matchConditions
-    let mcp = sp.child("matchConditions");
-    if spec.match_conditions.len() > MAX_MATCH_CONDITIONS {
-        errs.push(FieldError::too_many(&mcp, spec.match_conditions.len(), MAX_MATCH_CONDITIONS));
-    }
-    let mut names = BTreeSet::new();
-    for (i, mc) in spec.match_conditions.iter().enumerate() {
-        let ip = mcp.index(i);
-        let trimmed = mc.expression.trim();
-        if trimmed.is_empty() {
-            errs.push(FieldError::required(&ip.child("expression"), ""));
-        } else {
-            errs.extend(compile(
-                compiler,
-                &ip.child("expression"),
-                trimmed,
-                trimmed,
-                ExpressionKind::MatchCondition,
-                has_params,
-                true,
-                None,
-            ));
-        }
-        if mc.name.is_empty() {
-            errs.push(FieldError::required(&ip.child("name"), ""));
-        } else {
-            for m in is_qualified_name(&mc.name) {
-                errs.push(FieldError::invalid(&ip.child("name"), &mc.name, &m));
-            }
-        }
-        if !mc.name.is_empty() && !names.insert(mc.name.as_str()) {
-            errs.push(FieldError::duplicate(&ip.child("name"), &mc.name));
-        }
-    }
+    errs.extend(validate_match_conditions(
+        &spec.match_conditions,
+        &sp.child("matchConditions"),
+        compiler,
+        has_params,
+    ));
     // variables, compiled in order, each seeing the earlier ones
     let composition = !spec.variables.is_empty();
     let vars_for = |n: usize| {
@@ -345,6 +317,50 @@ pub fn validate_policy(
         }
         if !keys.insert(a.key.as_str()) {
             errs.push(FieldError::duplicate(&ip.child("key"), &a.key));
+        }
+    }
+    errs
+}
+
+/// `validateMatchConditions` (§7.2; webhooks share it): at most 64, each a non-empty expression
+/// that compiles as a matchCondition (trimmed, `variables` undeclared) and a unique qualified name.
+pub fn validate_match_conditions(
+    conditions: &[MatchCondition],
+    mcp: &FieldPath,
+    compiler: &dyn ExpressionCompiler,
+    has_params: bool,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if conditions.len() > MAX_MATCH_CONDITIONS {
+        errs.push(FieldError::too_many(mcp, conditions.len(), MAX_MATCH_CONDITIONS));
+    }
+    let mut names = BTreeSet::new();
+    for (i, mc) in conditions.iter().enumerate() {
+        let ip = mcp.index(i);
+        let trimmed = mc.expression.trim();
+        if trimmed.is_empty() {
+            errs.push(FieldError::required(&ip.child("expression"), ""));
+        } else {
+            errs.extend(compile(
+                compiler,
+                &ip.child("expression"),
+                trimmed,
+                trimmed,
+                ExpressionKind::MatchCondition,
+                has_params,
+                true,
+                None,
+            ));
+        }
+        if mc.name.is_empty() {
+            errs.push(FieldError::required(&ip.child("name"), ""));
+        } else {
+            for m in is_qualified_name(&mc.name) {
+                errs.push(FieldError::invalid(&ip.child("name"), &mc.name, &m));
+            }
+        }
+        if !mc.name.is_empty() && !names.insert(mc.name.as_str()) {
+            errs.push(FieldError::duplicate(&ip.child("name"), &mc.name));
         }
     }
     errs

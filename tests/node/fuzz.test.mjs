@@ -53,13 +53,14 @@ for (const e of index.examples) {
   const f = (k) => (second[k] ?? e[k] ? read(`../../www/examples/${second[k] ?? e[k]}`) : undefined);
   examples.push({ manifests: f("manifests"), object: f("object"), oldObject: f("oldObject"), request: f("request") });
 }
-// The pipeline cases (tests/cases/*): policies, bindings, params, namespaces, RBAC, objects.
+// The pipeline cases (tests/cases/*): policies, bindings, params, namespaces, RBAC, webhook
+// configurations, objects.
 const casesDir = new URL("../cases/", import.meta.url);
 for (const entry of fs.readdirSync(casesDir, { withFileTypes: true })) {
   if (!entry.isDirectory()) continue;
   const dir = new URL(`${entry.name}/`, casesDir);
   const f = (file) => (fs.existsSync(new URL(file, dir)) ? fs.readFileSync(new URL(file, dir), "utf8") : undefined);
-  const manifests = ["policy.yaml", "binding.yaml", "params.yaml", "namespace.yaml", "rbac.yaml"].map(f).filter(Boolean).join("\n---\n");
+  const manifests = ["policy.yaml", "binding.yaml", "params.yaml", "namespace.yaml", "rbac.yaml", "webhooks.yaml"].map(f).filter(Boolean).join("\n---\n");
   if (manifests) examples.push({ manifests, object: f("object.yaml"), oldObject: f("oldObject.yaml"), request: undefined });
 }
 for (const e of examples)

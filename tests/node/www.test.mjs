@@ -268,6 +268,29 @@ test('render: denied result shows DENIED, code and reason, the full status messa
   assert.ok(textOf(tree).includes('param policy-config/replica-limit-hard'));
 });
 
+test('render: webhooks listed in order, called or skipped with the reason; user text stays text', () => {
+  const result = {
+    ...allowedWithWarningsResult(),
+    webhooks: [
+      { configuration: 'c', kind: 'MutatingWebhookConfiguration', name: 'm.example.com', called: false, reason: '<b>namespace</b> "x" does not satisfy', matchConditions: [] },
+      {
+        configuration: 'c', kind: 'ValidatingWebhookConfiguration', name: 'v.example.com', called: true, matchedRule: 0,
+        matchConditions: [{ name: 'not-system', expression: 'true', result: true, cost: 1 }],
+        review: { kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1', request: { uid: 'u' } },
+      },
+    ],
+  };
+  const { tree } = renderResult(result);
+  const hooks = elementsOf(tree).filter((n) => n.attrs['data-webhook']);
+  assert.deepEqual(hooks.map((w) => w.attrs['data-webhook']), ['m.example.com', 'v.example.com']);
+  assert.match(textOf(hooks[0]), /^not calledmutating c\/m\.example\.com — <b>namespace<\/b> "x" does not satisfy$/);
+  assert.match(textOf(hooks[1]), /^calledvalidating c\/v\.example\.com/);
+  assert.ok(textOf(hooks[1]).includes('"apiVersion": "admission.k8s.io/v1"'));
+  assert.ok(elementsOf(tree).every((n) => n.tag !== 'b'), 'user text never becomes markup');
+  // No webhooks: no section.
+  assert.equal(elementsOf(renderResult(allowedWithWarningsResult()).tree).filter((n) => n.attrs['data-webhook']).length, 0);
+});
+
 test('render: allowed result with warnings and audit annotations', () => {
   const result = allowedWithWarningsResult();
   const { tree } = renderResult(result);

@@ -26,6 +26,7 @@ import type {
   Status,
   TypecheckResult,
   ValidationResult,
+  WebhookTrace,
 } from "../../../pkg/vap_eval.js";
 
 export async function browser(): Promise<void> {
@@ -65,6 +66,21 @@ export function useEvaluate(): string[] {
   // @ts-expect-error decision is a closed set
   const wrong: "allow" | undefined = validation?.decision;
   return [String(allowed), String(code), String(kind), Object.keys(annotations).join(), String(operation), String(groups), String(decision), String(value), String(cost), String(wrong)];
+}
+
+export function useWebhooks(r: EvaluateResult): string[] {
+  const hooks: WebhookTrace[] = r.webhooks;
+  const first: WebhookTrace | undefined = hooks[0];
+  const kind: "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" | undefined = first?.kind;
+  const called: boolean | undefined = first?.called;
+  const reason: string | undefined = first?.reason;
+  const rule: number | undefined = first?.matchedRule;
+  const version: string | undefined = first?.equivalentResource?.resource.version;
+  const condition: boolean | undefined = first?.matchConditions[0]?.result;
+  const review: Record<string, unknown> | undefined = first?.review;
+  // @ts-expect-error kind is a closed set
+  const wrong: "Webhook" | undefined = first?.kind;
+  return [String(kind), String(called), String(reason), String(rule), String(version), String(condition), String(review), String(wrong)];
 }
 
 export function useDiagnostics(d: Diagnostic): string {

@@ -1,0 +1,116 @@
+//! Admission webhooks (ValidatingWebhookConfiguration, MutatingWebhookConfiguration): which
+//! webhooks kube-apiserver would call for a request, why not, and the AdmissionReview each
+//! would receive. A sibling of the policy pipeline over the same shared layers (manifests,
+//! request, resource catalogue, selector and rule matching, CEL compilation), as the apiserver
+//! splits `webhook/predicates`, `webhook/generic` and the two dispatchers. Contract:
+//! `docs/webhook-semantics.md` (sections cited as W§).
+//!
+//! 1. [`types`] — decoding, v1beta1 conversion and the two versions' defaults.
+//! 2. [`validation`] — API validation as on create.
+//! 3. [`dispatcher`] — predicates, matchConditions, dry-run refusal, the AdmissionReview.
+
+pub mod diagnostics;
+pub mod dispatcher;
+pub mod types;
+pub mod validation;
+
+use crate::admission::compile::CelCompiler;
+use crate::admission::manifests::Manifests;
+use crate::cel::compile::Compiled;
+use crate::diagnostic::{Diagnostic, SourceRef, Span};
+use crate::environment::{ExpressionKind, VariableScope};
+use dispatcher::CompiledConfiguration;
+
+/// The webhook configurations of a manifest set: loaded, defaulted, validated and compiled.
+#[derive(Default)]
+pub struct WebhookSet {
+    /// Mutating configurations first, each kind sorted by name (W§2).
+    pub configurations: Vec<CompiledConfiguration>,
+    /// Loading, API validation and compile problems.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl WebhookSet {
+    /// Read the configurations of `manifests` (whose text is `text`). `runtime` compiles
+    /// matchConditions for evaluation (StoredExpressions); `validation` for API validation
+    /// (NewExpressions).
+    pub fn new(
+        text: &str,
+        manifests: &Manifests,
+        runtime: &CelCompiler,
+        validation: &CelCompiler,
+    ) -> WebhookSet {
+        let (configs, mut diags) = types::load_configurations(manifests);
+        let mut configurations = Vec::with_capacity(configs.len());
+        for c in configs {
+            let object = format!("{}/{}", c.kind.configuration_kind(), c.name);
+            let mut cel = Vec::new();
+            let mut conditions = Vec::with_capacity(c.webhooks.len());
+            for (w, h) in c.webhooks.iter().enumerate() {
+                let mut compiled = Vec::with_capacity(h.match_conditions.len());
+                for (i, mc) in h.match_conditions.iter().enumerate() {
+                    let scope = VariableScope::default();
+                    let k = runtime.compile(&mc.expression, ExpressionKind::MatchCondition, &scope);
+                    let path = format!("webhooks[{w}].matchConditions[{i}].expression");
+                    cel.extend(compile_diagnostics(text, manifests, &c.source, &object, &path, &k));
+                    compiled.push(k);
+                }
+                conditions.push(compiled);
+            }
+            for e in validation::validate_configuration(&c, validation) {
+                let field = format!("{object}: {}", e.field);
+                // A compile error already reported with its position is not repeated.
+                if cel.iter().any(|d: &Diagnostic| d.field == field) {
+                    continue;
+                }
+                let mut d = crate::admission::diagnostics::api_validation(&e);
+                d.field = field;
+                if let Some((document, pos)) = manifests.locate(&c.source, e.field.as_str()) {
+                    d = d.with_span(pos.span, SourceRef::Manifest { document });
+                }
+                diags.push(d);
+            }
+            diags.extend(cel);
+            configurations.push(CompiledConfiguration { configuration: c, conditions });
+        }
+        WebhookSet { configurations, diagnostics: diags }
+    }
+}
+
+/// Positioned diagnostics for a matchCondition that does not compile.
+fn compile_diagnostics(
+    text: &str,
+    manifests: &Manifests,
+    source: &crate::admission::manifests::Source,
+    object: &str,
+    path: &str,
+    c: &Compiled,
+) -> Vec<Diagnostic> {
+    if c.error.is_none() {
+        return Vec::new();
+    }
+    let whole = manifests.locate(source, path);
+    c.issues
+        .iter()
+        .map(|issue| {
+            let field = format!("{object}: {path}");
+            let mut d = diagnostics::match_condition_compile(field, issue.message.clone());
+            let at = |o: u32| manifests.locate_in_string(text, source, path, &c.source, o as usize);
+            let located = issue.span.and_then(|s| {
+                let start = at(s.start)?.start;
+                let end = at(s.end).map(|e| e.start).unwrap_or(start);
+                Some(Span { start, end: end.max(start) })
+            });
+            match (located, whole) {
+                (Some(span), Some((document, _))) => {
+                    d = d.with_span(span, SourceRef::Manifest { document })
+                }
+                (None, Some((document, pos))) => {
+                    d = d.with_span(pos.span, SourceRef::Manifest { document })
+                }
+                _ => {}
+            }
+            d
+        })
+        .collect()
+}
