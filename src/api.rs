@@ -4,7 +4,7 @@
 
 use crate::admission::dispatcher::{dispatch, AdmissionResponse};
 use crate::admission::policy_set::PolicySet;
-use crate::admission::request::{derive_request, AdmissionRequest, RequestInput};
+use crate::admission::request::{derive_request_owned, AdmissionRequest, RequestInput};
 use crate::admission::trace::PolicyTrace;
 use crate::admission::yaml::parse_stream;
 use crate::cel::checker::ExpectedResult;
@@ -87,33 +87,59 @@ impl Document {
         match self {
             Document::Object(Json::Null) => Ok(None),
             Document::Object(v) => Ok(Some(v.clone())),
-            Document::Text(t) if t.trim().is_empty() => Ok(None),
-            Document::Text(t) => {
-                let (docs, errors) = parse_stream(t);
-                if let Some(e) = errors.first() {
-                    return Err(Box::new(
-                        Diagnostic::error(
-                            "input-yaml-syntax",
-                            format!("{name}: line {}, column {}: {}", e.line, e.column, e.message),
-                        )
-                        .with_field(name)
-                        .with_span(e.span, SourceRef::Input { name: name.to_string() }),
-                    ));
-                }
-                let non_empty: Vec<&Json> =
-                    docs.iter().map(|d| &d.value).filter(|v| !v.is_null()).collect();
-                if non_empty.len() > 1 {
-                    return Err(Box::new(
-                        Diagnostic::error(
-                            "input-multiple-documents",
-                            format!("{name}: expected one document, found {}", non_empty.len()),
-                        )
-                        .with_field(name),
-                    ));
-                }
-                Ok(non_empty.first().map(|v| (*v).clone()))
-            }
+            Document::Text(t) => Document::parse_text(t, name),
         }
+    }
+
+    /// [`Document::parse`], moving an object out instead of copying it.
+    pub fn into_value(self, name: &str) -> Result<Option<Json>, Box<Diagnostic>> {
+        match self {
+            Document::Object(Json::Null) => Ok(None),
+            Document::Object(v) => Ok(Some(v)),
+            Document::Text(t) => Document::parse_text(&t, name),
+        }
+    }
+
+    /// A plain JSON object takes the fast path ([`yaml::parse_json_object`]); everything else,
+    /// and every text with a problem, the positions loader, whose diagnostics point into `t`.
+    ///
+    /// [`yaml::parse_json_object`]: crate::admission::yaml::parse_json_object
+    fn parse_text(t: &str, name: &str) -> Result<Option<Json>, Box<Diagnostic>> {
+        if let Some(v) = crate::admission::yaml::parse_json_object(t) {
+            return Ok(Some(v));
+        }
+        Document::parse_positioned(t, name)
+    }
+
+    /// The document through the YAML-with-positions loader only (what [`Document::parse`] does
+    /// for every text that is not a plain JSON object; tests compare the two paths).
+    pub fn parse_positioned(t: &str, name: &str) -> Result<Option<Json>, Box<Diagnostic>> {
+        if t.trim().is_empty() {
+            return Ok(None);
+        }
+        let (docs, errors) = parse_stream(t);
+        if let Some(e) = errors.first() {
+            return Err(Box::new(
+                Diagnostic::error(
+                    "input-yaml-syntax",
+                    format!("{name}: line {}, column {}: {}", e.line, e.column, e.message),
+                )
+                .with_field(name)
+                .with_span(e.span, SourceRef::Input { name: name.to_string() }),
+            ));
+        }
+        let mut non_empty: Vec<Json> =
+            docs.into_iter().map(|d| d.value).filter(|v| !v.is_null()).collect();
+        if non_empty.len() > 1 {
+            return Err(Box::new(
+                Diagnostic::error(
+                    "input-multiple-documents",
+                    format!("{name}: expected one document, found {}", non_empty.len()),
+                )
+                .with_field(name),
+            ));
+        }
+        Ok(non_empty.pop())
     }
 }
 
@@ -320,8 +346,14 @@ impl RequestDocuments {
 
 /// Evaluate one request against an already compiled [`PolicySet`].
 pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult {
+    evaluate_owned(set, docs.clone())
+}
+
+/// [`evaluate_with`], taking the documents: objects given as parsed values are used in place,
+/// not copied (the JS API's path).
+pub fn evaluate_owned(set: &PolicySet, docs: RequestDocuments) -> EvaluateResult {
     let mut diagnostics = set.diagnostics.clone();
-    let mut parse = |d: &Option<Document>, name: &str| match d.as_ref().map(|d| d.parse(name)) {
+    let mut parse = |d: Option<Document>, name: &str| match d.map(|d| d.into_value(name)) {
         Some(Ok(v)) => v,
         Some(Err(diag)) => {
             diagnostics.push(*diag);
@@ -329,9 +361,9 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
         }
         None => None,
     };
-    let object = parse(&docs.object, "object");
-    let old_object = parse(&docs.old_object, "oldObject");
-    let request_fields = parse(&docs.request, "request");
+    let object = parse(docs.object, "object");
+    let old_object = parse(docs.old_object, "oldObject");
+    let request_fields = parse(docs.request, "request");
     let mut input: RequestInput = match request_fields.map(serde_json::from_value::<RequestInput>) {
         Some(Ok(r)) => r,
         Some(Err(e)) => {
@@ -349,8 +381,7 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
     if old_object.is_some() {
         input.old_object = old_object;
     }
-    let catalog = set.manifests.catalog();
-    let (request, derived) = derive_request(&input, &catalog);
+    let (request, derived) = derive_request_owned(input, &set.catalog);
     diagnostics.extend(derived);
     let kubernetes_version = set.version.to_string();
     let Some(request) = request else {

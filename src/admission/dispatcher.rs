@@ -66,8 +66,8 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
     };
     let manifests = &set.manifests;
     let mut response = Response::default();
-    let catalog = manifests.catalog();
-    let cx = MatchContext { request, namespaces: &manifests.namespaces, catalog: &catalog };
+    let catalog = &set.catalog;
+    let cx = MatchContext { request, namespaces: &manifests.namespaces, catalog };
     let prefiltered = prefilter(request);
     let mut first: Option<TraceIndex> = None;
 
@@ -89,8 +89,7 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
             continue;
         }
         let fp = p.spec.failure_policy.as_deref();
-        let param_kind =
-            resolve_param_kind(p.spec.param_kind.as_ref(), &catalog, &manifests.params);
+        let param_kind = resolve_param_kind(p.spec.param_kind.as_ref(), catalog, &manifests.params);
         if let ParamKindResolution::Dropped { reason } = &param_kind {
             trace.reason = format!(
                 "paramKind.apiVersion does not parse ({reason}): the apiserver drops the policy"

@@ -4,6 +4,7 @@
 use super::compile::{CelCompiler, CompiledPolicy};
 use super::manifests::{load_manifests, Manifests};
 use super::request::AdmissionRequest;
+use super::resources::ResourceCatalog;
 use crate::cel::value::Value;
 use crate::diagnostic::Diagnostic;
 use crate::environment::{EnvironmentMode, KubeVersion};
@@ -17,6 +18,8 @@ pub struct PolicySet {
     /// The manifest text every manifest diagnostic's span indexes.
     pub text: String,
     pub manifests: Manifests,
+    /// The built-in resources and the supplied CRDs (`manifests.catalog()`), built once.
+    pub catalog: ResourceCatalog,
     pub version: KubeVersion,
     /// The StoredExpressions compiler evaluation uses.
     pub compiler: CelCompiler,
@@ -64,6 +67,7 @@ impl PolicySet {
         };
         PolicySet {
             text: text.to_string(),
+            catalog: manifests.catalog(),
             manifests,
             version,
             compiler,
