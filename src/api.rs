@@ -3,7 +3,8 @@
 //! deserialises, calls these, and serialises; native tests pin the same contract.
 
 use crate::admission::dispatcher::{dispatch, AdmissionResponse};
-use crate::admission::policy_set::PolicySet;
+pub use crate::admission::policy_set::{MissingNamespaces, UnboundPolicies};
+use crate::admission::policy_set::{PolicySet, SetupOptions};
 use crate::admission::request::{derive_request_owned, AdmissionRequest, RequestInput};
 use crate::admission::trace::PolicyTrace;
 use crate::admission::yaml::parse_stream;
@@ -33,6 +34,25 @@ pub struct EvaluateInput {
     pub request: Option<Document>,
     /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
+    /// A policy no binding references: `skip` (default, the apiserver's), `preview` (also
+    /// evaluated as if bound with Deny, shown under a `hypothetical` binding; the response
+    /// unchanged) or `bind` (that evaluation counts in the response).
+    pub unbound_policies: Option<UnboundPolicies>,
+    /// The request's Namespace not supplied: `assume` (default: it exists with only its
+    /// `kubernetes.io/metadata.name` label; an info diagnostic says so) or `strict` (the
+    /// apiserver's 404).
+    pub missing_namespaces: Option<MissingNamespaces>,
+}
+
+impl EvaluateInput {
+    /// The options of the policy set an `evaluate` call compiles.
+    pub fn set_options(&self) -> PolicySetOptions {
+        PolicySetOptions {
+            kubernetes_version: self.kubernetes_version.clone(),
+            unbound_policies: self.unbound_policies,
+            missing_namespaces: self.missing_namespaces,
+        }
+    }
 }
 
 /// Manifests as text, or a list of texts and objects. Manifest diagnostics index the text; a
@@ -299,8 +319,7 @@ fn version_of(requested: Option<&str>, diagnostics: &mut Vec<Diagnostic>) -> Kub
 
 /// Evaluate an admission request against the supplied policies (the whole pipeline).
 pub fn evaluate(input: &EvaluateInput) -> EvaluateResult {
-    let options = PolicySetOptions { kubernetes_version: input.kubernetes_version.clone() };
-    let set = compile(&input.manifests, &options);
+    let set = compile(&input.manifests, &input.set_options());
     evaluate_with(&set, &RequestDocuments::from_input(input))
 }
 
@@ -311,6 +330,10 @@ pub fn evaluate(input: &EvaluateInput) -> EvaluateResult {
 pub struct PolicySetOptions {
     /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
+    /// As [`EvaluateInput::unbound_policies`].
+    pub unbound_policies: Option<UnboundPolicies>,
+    /// As [`EvaluateInput::missing_namespaces`].
+    pub missing_namespaces: Option<MissingNamespaces>,
 }
 
 /// Load, validate and compile manifests once (`new PolicySet`). An unsupported
@@ -319,6 +342,10 @@ pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
     let mut diagnostics = Vec::new();
     let version = version_of(options.kubernetes_version.as_deref(), &mut diagnostics);
     let mut set = PolicySet::new(&manifests.to_text(), version);
+    set.setup = SetupOptions {
+        unbound_policies: options.unbound_policies.unwrap_or_default(),
+        missing_namespaces: options.missing_namespaces.unwrap_or_default(),
+    };
     diagnostics.append(&mut set.diagnostics);
     set.diagnostics = diagnostics;
     set
@@ -417,8 +444,7 @@ pub struct TypecheckResult {
 
 /// Parse and check every expression of the supplied policies; no evaluation.
 pub fn typecheck(input: &EvaluateInput) -> TypecheckResult {
-    let options = PolicySetOptions { kubernetes_version: input.kubernetes_version.clone() };
-    let set = compile(&input.manifests, &options);
+    let set = compile(&input.manifests, &input.set_options());
     TypecheckResult { diagnostics: set.diagnostics, kubernetes_version: set.version.to_string() }
 }
 
@@ -774,7 +800,7 @@ mod tests {
         let err = |v| from_json::<EvaluateInput>("input", v).unwrap_err();
         assert_eq!(
             err(json!({"manifest": ""})),
-            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`"
+            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`"
         );
         assert_eq!(
             err(json!({"manifests": 5})),
@@ -808,7 +834,7 @@ mod tests {
     fn unsupported_version_is_the_first_diagnostic_of_a_set() {
         let set = compile(
             &Manifests::Text(String::new()),
-            &PolicySetOptions { kubernetes_version: Some("1.2".into()) },
+            &PolicySetOptions { kubernetes_version: Some("1.2".into()), ..Default::default() },
         );
         assert_eq!(set.version, KubeVersion::NEWEST);
         assert_eq!(set.diagnostics[0].code, "unsupported-kubernetes-version");

@@ -60,8 +60,7 @@ pub fn evaluate(
 ) -> Result<JsValue, JsError> {
     panic_hook();
     let input: EvaluateInput = input_arg("evaluate(input)", &input)?;
-    let options = PolicySetOptions { kubernetes_version: input.kubernetes_version.clone() };
-    let set = api::compile(&input.manifests, &options);
+    let set = api::compile(&input.manifests, &input.set_options());
     let docs = RequestDocuments::from_input(&input);
     let sources = texts_of(&docs);
     let result = api::evaluate_owned(&set, docs);

@@ -7,7 +7,7 @@ use common::check_expectations;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
-use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests};
+use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests, UnboundPolicies};
 
 fn read(dir: &Path, name: Option<&Value>) -> Option<String> {
     name.and_then(Value::as_str)
@@ -34,6 +34,9 @@ fn playground_examples_give_their_documented_decisions() {
                 .get("kubernetesVersion")
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            // As the playground evaluates (www/state.js `evaluateArgs`).
+            unbound_policies: Some(UnboundPolicies::Preview),
+            ..Default::default()
         };
         let result = serde_json::to_value(evaluate(&input)).expect("serialise");
         failures.extend(check_expectations(name, &result, &ex["expect"]));

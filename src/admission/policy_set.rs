@@ -13,6 +13,44 @@ use crate::library::authz::{
 };
 use std::rc::Rc;
 
+/// What to do with a policy that no binding references (issue 13: "half a setup").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum UnboundPolicies {
+    /// The apiserver's behaviour: never evaluated (spec §1.3).
+    #[default]
+    Skip,
+    /// Never evaluated for the response, and evaluated beside it as if bound with
+    /// validationActions [Deny]: the trace shows that evaluation under a binding marked
+    /// `hypothetical`; the response stays the apiserver's.
+    Preview,
+    /// As `preview`, and the hypothetical binding's decisions count in the response, as in
+    /// Kyverno's CLI (which evaluates an unbound policy as if bound with Deny).
+    Bind,
+}
+
+/// What to do when the request's Namespace was not supplied (issue 13).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum MissingNamespaces {
+    /// Assume it exists with only its `kubernetes.io/metadata.name` label (in a cluster a
+    /// request for a namespace that does not exist never reaches admission), with an info
+    /// diagnostic `namespace-assumed` when the assumption was used.
+    #[default]
+    Assume,
+    /// The apiserver's answer once admission runs without it: 404 NotFound (spec §1.5, §3.4).
+    Strict,
+}
+
+/// Evaluation options beyond the apiserver's own behaviour.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SetupOptions {
+    pub unbound_policies: UnboundPolicies,
+    pub missing_namespaces: MissingNamespaces,
+}
+
 /// Manifests ready to evaluate.
 pub struct PolicySet {
     /// The manifest text every manifest diagnostic's span indexes.
@@ -30,6 +68,8 @@ pub struct PolicySet {
     /// The RBAC objects supplied with the manifests, for the offline authorizer; `None` when
     /// there are none (every check is then a NoOpinion decision).
     pub rbac: Option<Rc<Rbac>>,
+    /// Unbound policies and missing namespaces (default: skip, assume).
+    pub setup: SetupOptions,
 }
 
 impl PolicySet {
@@ -74,6 +114,7 @@ impl PolicySet {
             compiled,
             diagnostics,
             rbac,
+            setup: SetupOptions::default(),
         }
     }
 
