@@ -222,13 +222,14 @@ impl PolicyWorkload {
         crate::api::evaluate_with(&self.set, &docs)
     }
 
-    /// The same with the object already parsed (what a JavaScript object becomes).
+    /// The same with the object already parsed (what a JavaScript object becomes); includes
+    /// one copy of it (`evaluate_owned` takes the document).
     pub fn evaluate_object(&self, object: &Json) -> crate::api::EvaluateResult {
         let docs = crate::api::RequestDocuments {
             object: Some(crate::api::Document::Object(object.clone())),
             ..Default::default()
         };
-        crate::api::evaluate_with(&self.set, &docs)
+        crate::api::evaluate_owned(&self.set, docs)
     }
 
     /// Stage: the object text through the YAML-with-positions loader (what `Document::Text`

@@ -13,10 +13,14 @@ use crate::library::authz::{
 };
 use std::rc::Rc;
 
-/// What to do with a policy that no binding references (issue 13: "half a setup").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+/// What to do with a policy that no binding references (issue 13: "half a setup"); in JSON
+/// `"skip"`, `"preview"` or `"bind"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type = "\"skip\" | \"preview\" | \"bind\"")
+)]
 pub enum UnboundPolicies {
     /// The apiserver's behaviour: never evaluated (spec §1.3).
     #[default]
@@ -30,10 +34,10 @@ pub enum UnboundPolicies {
     Bind,
 }
 
-/// What to do when the request's Namespace was not supplied (issue 13).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+/// What to do when the request's Namespace was not supplied (issue 13); in JSON `"assume"` or
+/// `"strict"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(type = "\"assume\" | \"strict\""))]
 pub enum MissingNamespaces {
     /// Assume it exists with only its `kubernetes.io/metadata.name` label (in a cluster a
     /// request for a namespace that does not exist never reaches admission), with an info
@@ -42,6 +46,34 @@ pub enum MissingNamespaces {
     Assume,
     /// The apiserver's answer once admission runs without it: 404 NotFound (spec §1.5, §3.4).
     Strict,
+}
+
+/// Deserialised from its name (one string deserialiser for both option enums, instead of serde's
+/// enum machinery per type: smaller wasm).
+fn by_name<'de, D: serde::Deserializer<'de>, T: Copy>(
+    d: D,
+    names: &'static [&'static str],
+    values: &[T],
+) -> Result<T, D::Error> {
+    let name = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+    match names.iter().position(|n| *n == name).and_then(|i| values.get(i)) {
+        Some(v) => Ok(*v),
+        None => Err(serde::de::Error::unknown_variant(&name, names)),
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for UnboundPolicies {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use UnboundPolicies::*;
+        by_name(d, &["skip", "preview", "bind"], &[Skip, Preview, Bind])
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for MissingNamespaces {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use MissingNamespaces::*;
+        by_name(d, &["assume", "strict"], &[Assume, Strict])
+    }
 }
 
 /// Evaluation options beyond the apiserver's own behaviour.
