@@ -212,6 +212,9 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
                     continue;
                 }
                 trace.bindings.push(bt);
+                if hypothetical {
+                    trace.reason = format!("{NEVER_EVALUATED}; {}", trace.reason);
+                }
                 out.policies.push(trace);
                 out.response = AdmissionResponse {
                     allowed: false,
