@@ -127,6 +127,16 @@ const roundRatios = (a, b) => wasmRounds.map((w, r) => w[a] / peerRounds[r][b]);
 const ratios1 = roundRatios("evalSum14Us", "evalSum14Us");
 const ratios2 = roundRatios("e2eUs", "e2eUsCorrectInts");
 const ratios2plain = roundRatios("e2eUs", "e2eUs");
+// The user path (issue 13): PolicySet.evaluate of the 14 as validations, object as JSON text /
+// as a JS object, against cel-js's JSON.parse + the 14 on the same text (plain e2e).
+const ratiosUserText = roundRatios("userPathTextUs", "e2eUs");
+const ratiosUserObject = roundRatios("userPathObjectUs", "e2eUs");
+const ratioUserText = median(ratiosUserText);
+const ratioUserObject = median(ratiosUserObject);
+const USER_TEXT_BAR = 1.5;
+const USER_OBJECT_BAR = 2.0;
+const stageKeys = Object.keys(wasmRounds[0].userPathStages ?? {});
+const stages = Object.fromEntries(stageKeys.map((k) => [k, +median(wasmRounds.map((w) => w.userPathStages[k])).toFixed(1)]));
 const ratio1 = median(ratios1);
 const ratio2 = median(ratios2);
 const ratio2plain = median(ratios2plain);
@@ -153,6 +163,11 @@ p("Bars (median of the per-round ratios; each round runs wasm and cel-js back to
 p(`  wasm eval Σ14 ≤ cel-js eval Σ14                  ${ratio1.toFixed(2)}  ${bar(ratio1 <= 1)}  (${each(ratios1)})`);
 p(`  wasm e2e ≤ cel-js e2e with correct ints          ${ratio2.toFixed(2)}  ${bar(ratio2 <= 1)}  (${each(ratios2)})`);
 p(`    (aim: ≤ cel-js's plain e2e                      ${ratio2plain.toFixed(2)}  ${ratio2plain <= 1 ? "met" : "not met"}  (${each(ratios2plain)}))`);
+p("The user path (PolicySet.evaluate, a policy holding the 14 as validations, bound with Deny; vs cel-js JSON.parse + 14):");
+p(`  JSON text: ${f(wasm.userPathTextUs)} µs;  JS object: ${f(wasm.userPathObjectUs)} µs;  evaluate() uncompiled, text: ${f(wasm.userPathEvaluateUs)} µs`);
+p(`  PolicySet.evaluate(text) ≤ ${USER_TEXT_BAR} × cel-js e2e              ${ratioUserText.toFixed(2)}  ${bar(ratioUserText <= USER_TEXT_BAR)}  (${each(ratiosUserText)})`);
+p(`  PolicySet.evaluate(object) ≤ ${USER_OBJECT_BAR} × cel-js e2e            ${ratioUserObject.toFixed(2)}  ${bar(ratioUserObject <= USER_OBJECT_BAR)}  (${each(ratiosUserObject)})`);
+p(`  stages (µs, bench export PolicyBench, no conversion to JS unless named): ${Object.entries(stages).map(([k, v]) => `${k} ${v}`).join(", ")}`);
 p();
 for (const [label, s] of [["Package", sizeShipped], ["Bench package (whole pipeline + bench exports)", sizeBench]])
   p(`${label} ${s.file}: raw ${kb(s.raw)}, gzip (zlib level 9) ${kb(s.gzip9)}, brotli q11 ${kb(s.brotli11)}`);
@@ -187,6 +202,8 @@ const results = {
     wasmEvalVsCelJs: { ratio: +ratio1.toFixed(3), rounds: ratios1.map((x) => +x.toFixed(3)), pass: ratio1 <= 1 },
     wasmE2eVsCelJsCorrectInts: { ratio: +ratio2.toFixed(3), rounds: ratios2.map((x) => +x.toFixed(3)), pass: ratio2 <= 1 },
     wasmE2eVsCelJsPlain: { ratio: +ratio2plain.toFixed(3), rounds: ratios2plain.map((x) => +x.toFixed(3)), pass: ratio2plain <= 1 },
+    userPathTextVsCelJs: { ratio: +ratioUserText.toFixed(3), rounds: ratiosUserText.map((x) => +x.toFixed(3)), bar: USER_TEXT_BAR, pass: ratioUserText <= USER_TEXT_BAR },
+    userPathObjectVsCelJs: { ratio: +ratioUserObject.toFixed(3), rounds: ratiosUserObject.map((x) => +x.toFixed(3)), bar: USER_OBJECT_BAR, pass: ratioUserObject <= USER_OBJECT_BAR },
     gzipBytes: { value: size.gzip9, bar: GZIP_BAR, pass: size.gzip9 <= GZIP_BAR },
     coldStartMs: cold ? { value: cold.medianMs, bar: COLD_BAR_MS, pass: cold.medianMs <= COLD_BAR_MS } : null,
   },

@@ -104,7 +104,42 @@ const checkEvaluate = (label, r) => {
 checkEvaluate("evaluate", evaluate(policy, { object: text }, {}));
 const evaluateUs = sample("evaluate", () => evaluate(policy, { object: text }, {}), checkEvaluate, Math.max(50, RUNS >> 2), Math.max(20, WARMUP >> 2));
 
+// The user path: PolicySet.evaluate of a policy holding the 14 as validations (bound with Deny),
+// object as JSON text and as a JS object; every validation's result checked against `expect`.
+const userPolicy = b.benchPolicyYamlFor(casesText);
+const set = new shipped.PolicySet(userPolicy);
+if (set.diagnostics.some((d) => d.severity === "error")) throw new Error(`user-path policy: ${set.diagnostics[0].rendered}`);
+const checkUser = (label, res) => {
+  const vs = res?.policies?.[0]?.bindings?.[0]?.evaluations?.[0]?.validations ?? [];
+  const bad = cases.map((c, i) => (vs[i]?.result === c.expect ? null : `${c.id}: got ${JSON.stringify(vs[i]?.result)}`)).filter(Boolean);
+  if (vs.length !== cases.length || bad.length || res.response.allowed !== cases.every((c) => c.expect === true))
+    throw new Error(`${label}: wrong results: ${bad.join(", ") || JSON.stringify(res).slice(0, 300)}`);
+};
+const objectJs = JSON.parse(text);
+const userTextUs = sample("PolicySet.evaluate, JSON text", () => set.evaluate({ object: text }), checkUser);
+const userObjectUs = sample("PolicySet.evaluate, JS object", () => set.evaluate({ object: objectJs }), checkUser);
+const userEvaluateUs = sample("evaluate, 14 validations", () => shipped.evaluate({ manifests: userPolicy, object: text }), checkUser, Math.max(50, RUNS >> 2), Math.max(20, WARMUP >> 2));
+set.free();
+
+// Its stages, through the bench export PolicyBench (the same policy set; no conversion to JS
+// unless named).
+const pb = new b.PolicyBench(casesText, text);
+const n14 = (l, n) => { if (n !== cases.length) throw new Error(`${l}: ${n} validations`); };
+const truthy = (l, v) => { if (!v) throw new Error(`${l}: failed`); };
+const stage = (label, fn, check) => r1(sample(label, fn, check));
 const r1 = (x) => +x.toFixed(1);
+const stages = {
+  evaluateTextNoJsUs: stage("stage evaluateText", () => pb.evaluateText(text), n14),
+  evaluateParsedNoJsUs: stage("stage evaluateParsed", () => pb.evaluateParsed(), n14),
+  parsePositionsUs: stage("stage parsePositions", () => pb.parsePositions(text), truthy),
+  parseDocumentUs: stage("stage parseDocument", () => pb.parseDocument(text), truthy),
+  parseJsonUs: stage("stage parseJson", () => pb.parseJson(text), truthy),
+  cloneObjectUs: stage("stage cloneObject", () => pb.cloneObject(), truthy),
+  serializeResultUs: stage("stage serializeLast", () => pb.serializeLast(), truthy),
+  jsonStringifyObjectUs: stage("stage JSON.stringify(object)", () => JSON.stringify(objectJs), truthy),
+};
+pb.free();
+
 console.log(
   JSON.stringify(
     {
@@ -120,6 +155,10 @@ console.log(
       e2eUs: r1(e2eUs),
       evaluatePolicyUs: r1(evaluateUs),
       evaluateApi: api,
+      userPathTextUs: r1(userTextUs),
+      userPathObjectUs: r1(userObjectUs),
+      userPathEvaluateUs: r1(userEvaluateUs),
+      userPathStages: stages,
       perExpr,
     },
     null,

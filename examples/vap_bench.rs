@@ -9,7 +9,7 @@
 //! `api::evaluate` of the 5-validation policy (manifests and object as text) per request.
 use serde_json::{json, Value as Json};
 use std::time::Instant;
-use vap_eval::bench::{evaluate_policy, Workload, FALSE, TRUE};
+use vap_eval::bench::{evaluate_policy, PolicyWorkload, Workload, FALSE, TRUE};
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(|a, b| a.total_cmp(b));
@@ -98,6 +98,30 @@ fn main() {
         std::hint::black_box(evaluate_policy(&text));
     });
 
+    // The user path: PolicySet.evaluate of a policy holding the 14 as validations, and its stages.
+    let pw = PolicyWorkload::new(&exprs);
+    let r = pw.evaluate_text(&text);
+    let (allowed, validations) = PolicyWorkload::summary(&r);
+    assert!(!allowed && validations == w.len(), "policy set: allowed {allowed}, {validations}");
+    let ps_text = sample(runs, warmup, || {
+        std::hint::black_box(pw.evaluate_text(&text));
+    });
+    let ps_object = sample(runs, warmup, || {
+        std::hint::black_box(pw.evaluate_object(&object));
+    });
+    let ps_positions = sample(runs, warmup, || {
+        std::hint::black_box(PolicyWorkload::parse_positions(&text));
+    });
+    let ps_document = sample(runs, warmup, || {
+        std::hint::black_box(PolicyWorkload::parse_document(&text));
+    });
+    let ps_serialize = sample(runs, warmup, || {
+        std::hint::black_box(PolicyWorkload::serialize(&r));
+    });
+    let clone = sample(runs, warmup, || {
+        std::hint::black_box(object.clone());
+    });
+
     let per_expr: Vec<Json> = (0..w.len())
         .map(|i| {
             let us = sample(runs / 2, warmup / 2, || {
@@ -118,6 +142,14 @@ fn main() {
         "e2eUs": r1(e2e),
         "jsonParseUs": r1(parse),
         "evaluatePolicyUs": r1(evaluate),
+        "policySet": {
+            "evaluateTextUs": r1(ps_text),
+            "evaluateParsedObjectUs": r1(ps_object),
+            "parsePositionsUs": r1(ps_positions),
+            "parseDocumentUs": r1(ps_document),
+            "serializeResultUs": r1(ps_serialize),
+            "cloneObjectUs": r1(clone),
+        },
         "perExpr": per_expr,
     });
     println!("{}", serde_json::to_string_pretty(&out).expect("json"));

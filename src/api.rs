@@ -3,8 +3,9 @@
 //! deserialises, calls these, and serialises; native tests pin the same contract.
 
 use crate::admission::dispatcher::{dispatch, AdmissionResponse};
-use crate::admission::policy_set::PolicySet;
-use crate::admission::request::{derive_request, AdmissionRequest, RequestInput};
+pub use crate::admission::policy_set::{MissingNamespaces, UnboundPolicies};
+use crate::admission::policy_set::{PolicySet, SetupOptions};
+use crate::admission::request::{derive_request_owned, AdmissionRequest, RequestInput};
 use crate::admission::trace::PolicyTrace;
 use crate::admission::yaml::parse_stream;
 use crate::cel::checker::ExpectedResult;
@@ -34,6 +35,25 @@ pub struct EvaluateInput {
     pub request: Option<Document>,
     /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
+    /// A policy no binding references: `skip` (default, the apiserver's), `preview` (also
+    /// evaluated as if bound with Deny, shown under a `hypothetical` binding; the response
+    /// unchanged) or `bind` (that evaluation counts in the response).
+    pub unbound_policies: Option<UnboundPolicies>,
+    /// The request's Namespace not supplied: `assume` (default: it exists with only its
+    /// `kubernetes.io/metadata.name` label; an info diagnostic says so) or `strict` (the
+    /// apiserver's 404).
+    pub missing_namespaces: Option<MissingNamespaces>,
+}
+
+impl EvaluateInput {
+    /// The options of the policy set an `evaluate` call compiles.
+    pub fn set_options(&self) -> PolicySetOptions {
+        PolicySetOptions {
+            kubernetes_version: self.kubernetes_version.clone(),
+            unbound_policies: self.unbound_policies,
+            missing_namespaces: self.missing_namespaces,
+        }
+    }
 }
 
 /// Manifests as text, or a list of texts and objects. Manifest diagnostics index the text; a
@@ -88,33 +108,59 @@ impl Document {
         match self {
             Document::Object(Json::Null) => Ok(None),
             Document::Object(v) => Ok(Some(v.clone())),
-            Document::Text(t) if t.trim().is_empty() => Ok(None),
-            Document::Text(t) => {
-                let (docs, errors) = parse_stream(t);
-                if let Some(e) = errors.first() {
-                    return Err(Box::new(
-                        Diagnostic::error(
-                            "input-yaml-syntax",
-                            format!("{name}: line {}, column {}: {}", e.line, e.column, e.message),
-                        )
-                        .with_field(name)
-                        .with_span(e.span, SourceRef::Input { name: name.to_string() }),
-                    ));
-                }
-                let non_empty: Vec<&Json> =
-                    docs.iter().map(|d| &d.value).filter(|v| !v.is_null()).collect();
-                if non_empty.len() > 1 {
-                    return Err(Box::new(
-                        Diagnostic::error(
-                            "input-multiple-documents",
-                            format!("{name}: expected one document, found {}", non_empty.len()),
-                        )
-                        .with_field(name),
-                    ));
-                }
-                Ok(non_empty.first().map(|v| (*v).clone()))
-            }
+            Document::Text(t) => Document::parse_text(t, name),
         }
+    }
+
+    /// [`Document::parse`], moving an object out instead of copying it.
+    pub fn into_value(self, name: &str) -> Result<Option<Json>, Box<Diagnostic>> {
+        match self {
+            Document::Object(Json::Null) => Ok(None),
+            Document::Object(v) => Ok(Some(v)),
+            Document::Text(t) => Document::parse_text(&t, name),
+        }
+    }
+
+    /// A plain JSON object takes the fast path ([`yaml::parse_json_object`]); everything else,
+    /// and every text with a problem, the positions loader, whose diagnostics point into `t`.
+    ///
+    /// [`yaml::parse_json_object`]: crate::admission::yaml::parse_json_object
+    fn parse_text(t: &str, name: &str) -> Result<Option<Json>, Box<Diagnostic>> {
+        if let Some(v) = crate::admission::yaml::parse_json_object(t) {
+            return Ok(Some(v));
+        }
+        Document::parse_positioned(t, name)
+    }
+
+    /// The document through the YAML-with-positions loader only (what [`Document::parse`] does
+    /// for every text that is not a plain JSON object; tests compare the two paths).
+    pub fn parse_positioned(t: &str, name: &str) -> Result<Option<Json>, Box<Diagnostic>> {
+        if t.trim().is_empty() {
+            return Ok(None);
+        }
+        let (docs, errors) = parse_stream(t);
+        if let Some(e) = errors.first() {
+            return Err(Box::new(
+                Diagnostic::error(
+                    "input-yaml-syntax",
+                    format!("{name}: line {}, column {}: {}", e.line, e.column, e.message),
+                )
+                .with_field(name)
+                .with_span(e.span, SourceRef::Input { name: name.to_string() }),
+            ));
+        }
+        let mut non_empty: Vec<Json> =
+            docs.into_iter().map(|d| d.value).filter(|v| !v.is_null()).collect();
+        if non_empty.len() > 1 {
+            return Err(Box::new(
+                Diagnostic::error(
+                    "input-multiple-documents",
+                    format!("{name}: expected one document, found {}", non_empty.len()),
+                )
+                .with_field(name),
+            ));
+        }
+        Ok(non_empty.pop())
     }
 }
 
@@ -277,8 +323,7 @@ fn version_of(requested: Option<&str>, diagnostics: &mut Vec<Diagnostic>) -> Kub
 
 /// Evaluate an admission request against the supplied policies (the whole pipeline).
 pub fn evaluate(input: &EvaluateInput) -> EvaluateResult {
-    let options = PolicySetOptions { kubernetes_version: input.kubernetes_version.clone() };
-    let set = compile(&input.manifests, &options);
+    let set = compile(&input.manifests, &input.set_options());
     evaluate_with(&set, &RequestDocuments::from_input(input))
 }
 
@@ -289,6 +334,10 @@ pub fn evaluate(input: &EvaluateInput) -> EvaluateResult {
 pub struct PolicySetOptions {
     /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
+    /// As [`EvaluateInput::unbound_policies`].
+    pub unbound_policies: Option<UnboundPolicies>,
+    /// As [`EvaluateInput::missing_namespaces`].
+    pub missing_namespaces: Option<MissingNamespaces>,
 }
 
 /// Load, validate and compile manifests once (`new PolicySet`). An unsupported
@@ -297,6 +346,10 @@ pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
     let mut diagnostics = Vec::new();
     let version = version_of(options.kubernetes_version.as_deref(), &mut diagnostics);
     let mut set = PolicySet::new(&manifests.to_text(), version);
+    set.setup = SetupOptions {
+        unbound_policies: options.unbound_policies.unwrap_or_default(),
+        missing_namespaces: options.missing_namespaces.unwrap_or_default(),
+    };
     diagnostics.append(&mut set.diagnostics);
     set.diagnostics = diagnostics;
     set
@@ -324,8 +377,14 @@ impl RequestDocuments {
 
 /// Evaluate one request against an already compiled [`PolicySet`].
 pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult {
+    evaluate_owned(set, docs.clone())
+}
+
+/// [`evaluate_with`], taking the documents: objects given as parsed values are used in place,
+/// not copied (the JS API's path).
+pub fn evaluate_owned(set: &PolicySet, docs: RequestDocuments) -> EvaluateResult {
     let mut diagnostics = set.diagnostics.clone();
-    let mut parse = |d: &Option<Document>, name: &str| match d.as_ref().map(|d| d.parse(name)) {
+    let mut parse = |d: Option<Document>, name: &str| match d.map(|d| d.into_value(name)) {
         Some(Ok(v)) => v,
         Some(Err(diag)) => {
             diagnostics.push(*diag);
@@ -333,9 +392,9 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
         }
         None => None,
     };
-    let object = parse(&docs.object, "object");
-    let old_object = parse(&docs.old_object, "oldObject");
-    let request_fields = parse(&docs.request, "request");
+    let object = parse(docs.object, "object");
+    let old_object = parse(docs.old_object, "oldObject");
+    let request_fields = parse(docs.request, "request");
     let mut input: RequestInput = match request_fields.map(serde_json::from_value::<RequestInput>) {
         Some(Ok(r)) => r,
         Some(Err(e)) => {
@@ -353,8 +412,7 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
     if old_object.is_some() {
         input.old_object = old_object;
     }
-    let catalog = set.manifests.catalog();
-    let (request, derived) = derive_request(&input, &catalog);
+    let (request, derived) = derive_request_owned(input, &set.catalog);
     diagnostics.extend(derived);
     let kubernetes_version = set.version.to_string();
     let Some(request) = request else {
@@ -447,8 +505,7 @@ pub struct TypecheckResult {
 
 /// Parse and check every expression of the supplied policies; no evaluation.
 pub fn typecheck(input: &EvaluateInput) -> TypecheckResult {
-    let options = PolicySetOptions { kubernetes_version: input.kubernetes_version.clone() };
-    let set = compile(&input.manifests, &options);
+    let set = compile(&input.manifests, &input.set_options());
     TypecheckResult { diagnostics: set.diagnostics, kubernetes_version: set.version.to_string() }
 }
 
@@ -804,7 +861,7 @@ mod tests {
         let err = |v| from_json::<EvaluateInput>("input", v).unwrap_err();
         assert_eq!(
             err(json!({"manifest": ""})),
-            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`"
+            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`"
         );
         assert_eq!(
             err(json!({"manifests": 5})),
@@ -838,7 +895,7 @@ mod tests {
     fn unsupported_version_is_the_first_diagnostic_of_a_set() {
         let set = compile(
             &Manifests::Text(String::new()),
-            &PolicySetOptions { kubernetes_version: Some("1.2".into()) },
+            &PolicySetOptions { kubernetes_version: Some("1.2".into()), ..Default::default() },
         );
         assert_eq!(set.version, KubeVersion::NEWEST);
         assert_eq!(set.diagnostics[0].code, "unsupported-kubernetes-version");

@@ -195,3 +195,83 @@ pub fn evaluate_policy(object_text: &str) -> (bool, usize) {
         .sum();
     (r.response.allowed, validations)
 }
+
+/// The user-path workload: one policy holding the benchmark's expressions as validations (bound
+/// with Deny, matching the Deployment), compiled once into a [`PolicySet`], evaluated per request
+/// as `PolicySet.evaluate` does. The stage functions split that path for the breakdown in
+/// `bench/README.md`.
+pub struct PolicyWorkload {
+    pub set: crate::admission::policy_set::PolicySet,
+}
+
+impl PolicyWorkload {
+    pub fn new(expressions: &[String]) -> Self {
+        let set = crate::api::compile(
+            &crate::api::Manifests::Text(policy_yaml_for(expressions)),
+            &crate::api::PolicySetOptions::default(),
+        );
+        PolicyWorkload { set }
+    }
+
+    /// `PolicySet.evaluate({ object: text })` without the conversion to JavaScript.
+    pub fn evaluate_text(&self, text: &str) -> crate::api::EvaluateResult {
+        let docs = crate::api::RequestDocuments {
+            object: Some(crate::api::Document::Text(text.to_string())),
+            ..Default::default()
+        };
+        crate::api::evaluate_with(&self.set, &docs)
+    }
+
+    /// The same with the object already parsed (what a JavaScript object becomes); includes
+    /// one copy of it (`evaluate_owned` takes the document).
+    pub fn evaluate_object(&self, object: &Json) -> crate::api::EvaluateResult {
+        let docs = crate::api::RequestDocuments {
+            object: Some(crate::api::Document::Object(object.clone())),
+            ..Default::default()
+        };
+        crate::api::evaluate_owned(&self.set, docs)
+    }
+
+    /// Stage: the object text through the YAML-with-positions loader (what `Document::Text`
+    /// used for every object before the fast path); returns the number of documents.
+    pub fn parse_positions(text: &str) -> usize {
+        crate::admission::yaml::parse_stream(text).0.len()
+    }
+
+    /// Stage: the object text as `Document::parse` reads it now.
+    pub fn parse_document(text: &str) -> bool {
+        matches!(crate::api::Document::Text(text.to_string()).parse("object"), Ok(Some(_)))
+    }
+
+    /// Stage: the result serialised to JSON text (what the wasm layer hands to `JSON.parse`);
+    /// returns its length.
+    pub fn serialize(result: &crate::api::EvaluateResult) -> usize {
+        serde_json::to_string(result).map_or(0, |s| s.len())
+    }
+
+    /// The number of validations evaluated and whether the request was allowed (verification).
+    pub fn summary(result: &crate::api::EvaluateResult) -> (bool, usize) {
+        let validations = result
+            .policies
+            .iter()
+            .flat_map(|p| &p.bindings)
+            .flat_map(|b| &b.evaluations)
+            .map(|e| e.validations.len())
+            .sum();
+        (result.response.allowed, validations)
+    }
+}
+
+/// A policy with `expressions` as its validations, matching the benchmark Deployment, bound with
+/// Deny, and the Deployment's namespace.
+pub fn policy_yaml_for(expressions: &[String]) -> String {
+    let mut y = String::from(
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: workload.example.com\nspec:\n  failurePolicy: Fail\n  matchConstraints:\n    resourceRules:\n    - apiGroups: [\"apps\"]\n      apiVersions: [\"v1\"]\n      operations: [\"CREATE\", \"UPDATE\"]\n      resources: [\"deployments\"]\n  validations:\n",
+    );
+    for e in expressions {
+        // A JSON string is a YAML double-quoted scalar.
+        y.push_str(&format!("  - expression: {}\n", Json::String(e.clone())));
+    }
+    y.push_str("---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n  name: workload-binding.example.com\nspec:\n  policyName: workload.example.com\n  validationActions: [\"Deny\"]\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: payments\n  labels:\n    kubernetes.io/metadata.name: payments\n");
+    y
+}

@@ -91,3 +91,77 @@ pub fn bench_evaluate_expression(expression: &str) -> String {
             .to_string(),
     }
 }
+
+/// The policy holding the benchmark's expressions as validations (`expressions_json`: the text
+/// of `expressions.json`), for the user-path figures through the shipped package's `PolicySet`.
+#[wasm_bindgen(js_name = benchPolicyYamlFor)]
+pub fn bench_policy_yaml_for(expressions_json: &str) -> Result<String, JsError> {
+    let exprs = Workload::expressions_of(expressions_json).map_err(|e| JsError::new(&e))?;
+    Ok(crate::bench::policy_yaml_for(&exprs))
+}
+
+/// The user path split into stages (bench/README.md's breakdown): the same policy set as
+/// `PolicySet`, each stage timed by JavaScript.
+#[wasm_bindgen]
+pub struct PolicyBench {
+    workload: crate::bench::PolicyWorkload,
+    object: Json,
+    last: Option<crate::api::EvaluateResult>,
+}
+
+#[wasm_bindgen]
+impl PolicyBench {
+    #[wasm_bindgen(constructor)]
+    pub fn new(expressions_json: &str, object_text: &str) -> Result<PolicyBench, JsError> {
+        let exprs = Workload::expressions_of(expressions_json).map_err(|e| JsError::new(&e))?;
+        let object = crate::bench::parse_json(object_text).map_err(|e| JsError::new(&e))?;
+        let workload = crate::bench::PolicyWorkload::new(&exprs);
+        Ok(PolicyBench { workload, object, last: None })
+    }
+
+    /// `api::evaluate_with` on the object text (no conversion to JS); the validations evaluated.
+    #[wasm_bindgen(js_name = evaluateText)]
+    pub fn evaluate_text(&mut self, text: &str) -> u32 {
+        let r = self.workload.evaluate_text(text);
+        let n = crate::bench::PolicyWorkload::summary(&r).1 as u32;
+        self.last = Some(r);
+        n
+    }
+
+    /// `api::evaluate_with` on the object parsed once (no conversion to JS).
+    #[wasm_bindgen(js_name = evaluateParsed)]
+    pub fn evaluate_parsed(&self) -> u32 {
+        let r = self.workload.evaluate_object(&self.object);
+        crate::bench::PolicyWorkload::summary(&r).1 as u32
+    }
+
+    /// The object text through the YAML-with-positions loader.
+    #[wasm_bindgen(js_name = parsePositions)]
+    pub fn parse_positions(&self, text: &str) -> u32 {
+        crate::bench::PolicyWorkload::parse_positions(text) as u32
+    }
+
+    /// The object text as `Document::parse` reads it.
+    #[wasm_bindgen(js_name = parseDocument)]
+    pub fn parse_document(&self, text: &str) -> bool {
+        crate::bench::PolicyWorkload::parse_document(text)
+    }
+
+    /// The text through serde_json alone.
+    #[wasm_bindgen(js_name = parseJson)]
+    pub fn parse_json(&self, text: &str) -> bool {
+        crate::bench::parse_json(text).is_ok()
+    }
+
+    /// A deep copy of the parsed object.
+    #[wasm_bindgen(js_name = cloneObject)]
+    pub fn clone_object(&self) -> bool {
+        std::hint::black_box(self.object.clone()).is_object()
+    }
+
+    /// The last result of `evaluateText` serialised to JSON text; its length.
+    #[wasm_bindgen(js_name = serializeLast)]
+    pub fn serialize_last(&self) -> u32 {
+        self.last.as_ref().map_or(0, crate::bench::PolicyWorkload::serialize) as u32
+    }
+}

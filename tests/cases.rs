@@ -8,7 +8,7 @@ use common::check_expectations;
 use serde_json::{json, Value};
 use std::fs;
 use std::path::{Path, PathBuf};
-use vap_eval::admission::yaml::parse_stream;
+use vap_eval::admission::yaml::{parse_json_object, parse_stream};
 use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests};
 
 fn yaml(text: &str) -> Value {
@@ -44,6 +44,11 @@ pub fn case_input(dir: &Path) -> (EvaluateInput, Value) {
     }
     input.kubernetes_version =
         case.get("kubernetesVersion").and_then(Value::as_str).map(str::to_string);
+    // Options beyond the apiserver's behaviour (issue 13): `unboundPolicies`, `missingNamespaces`.
+    let option = |key: &str| case.get("options").and_then(|o| o.get(key)).cloned();
+    input.unbound_policies = option("unboundPolicies").map(|v| serde_json::from_value(v).unwrap());
+    input.missing_namespaces =
+        option("missingNamespaces").map(|v| serde_json::from_value(v).unwrap());
     (input, case)
 }
 
@@ -84,4 +89,49 @@ fn cases() {
         }
     }
     assert!(failures.is_empty(), "{} problem(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Issue 13: the request objects' fast path (`yaml::parse_json_object`, plain JSON without
+/// positions) and the positions path (`yaml::parse_stream`) give identical results on every
+/// pipeline case. Each case's object and oldObject, given as JSON text, are evaluated once
+/// through `Document::Text` (which takes the fast path) and once as the value the positions
+/// loader reads from the same text; both results must equal the case's own (YAML) result.
+#[test]
+fn fast_path_and_positions_path_agree_on_every_case() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
+        .expect("tests/cases")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let mut fast_documents = 0;
+    for dir in &dirs {
+        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let (input, _) = case_input(dir);
+        let reference = serde_json::to_value(evaluate(&input)).expect("serialise");
+        let mut fast = input.clone();
+        let mut positioned = input.clone();
+        for (doc, fast_doc, pos_doc, label) in [
+            (&input.object, &mut fast.object, &mut positioned.object, "object"),
+            (&input.old_object, &mut fast.old_object, &mut positioned.old_object, "oldObject"),
+        ] {
+            let Some(Document::Text(yaml)) = doc else { continue };
+            let value = Document::parse_positioned(yaml, label).expect("case YAML").expect("value");
+            for text in [value.to_string(), serde_json::to_string_pretty(&value).expect("json")] {
+                let by_fast = parse_json_object(&text);
+                let by_positions = Document::parse_positioned(&text, label).expect("JSON");
+                assert!(by_fast.is_some(), "{name}: {label}: the fast path refused {text}");
+                assert_eq!(by_fast, by_positions, "{name}: {label}");
+                fast_documents += 1;
+                *fast_doc = Some(Document::Text(text));
+                *pos_doc = by_positions.map(Document::Object);
+            }
+        }
+        for (path, candidate) in [("fast path", &fast), ("positions path", &positioned)] {
+            let result = serde_json::to_value(evaluate(candidate)).expect("serialise");
+            assert_eq!(result, reference, "{name}: the {path} gives a different result");
+        }
+    }
+    assert!(fast_documents >= 2 * dirs.len(), "only {fast_documents} documents took the fast path");
 }

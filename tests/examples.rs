@@ -12,7 +12,7 @@ use common::check_expectations;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
-use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests};
+use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests, UnboundPolicies};
 
 fn read(dir: &Path, name: Option<&Value>) -> Option<String> {
     name.and_then(Value::as_str)
@@ -33,6 +33,9 @@ fn run(dir: &Path, label: &str, ex: &Value, files: &Value, expect: &Value) -> Ve
         old_object: file("oldObject").map(Document::Text),
         request: file("request").map(Document::Text),
         kubernetes_version: ex.get("kubernetesVersion").and_then(Value::as_str).map(str::to_string),
+        // As the playground evaluates (www/state.js `evaluateArgs`).
+        unbound_policies: Some(UnboundPolicies::Preview),
+        ..Default::default()
     };
     let result = serde_json::to_value(evaluate(&input)).expect("serialise");
     check_expectations(label, &result, expect)

@@ -265,12 +265,14 @@ function renderParamEvaluation(e) {
 function renderBinding(b) {
   return h(
     'div',
-    { className: `binding ${b.matched ? 'matched' : 'not-matched'}` },
+    { className: `binding ${b.matched ? 'matched' : 'not-matched'}${b.hypothetical ? ' hypothetical' : ''}` },
     h(
       'h4',
       { className: 'binding-head' },
       pill(b.matched ? 'matched' : 'not matched', b.matched ? 'pass' : 'skipped'),
-      h('span', { className: 'name' }, `binding ${b.name}`),
+      // No such binding exists: the policy has none and was evaluated as if bound with Deny.
+      b.hypothetical ? pill('hypothetical', 'skipped') : null,
+      h('span', { className: 'name' }, b.hypothetical ? 'no binding — as if bound with Deny' : `binding ${b.name}`),
       (b.validationActions ?? []).map((a) => pill(a, `action-${String(a).toLowerCase()}`)),
     ),
     b.reason ? h('p', { className: 'reason muted' }, b.reason) : null,

@@ -76,7 +76,9 @@ export async function decodeState(hash) {
  */
 export function evaluateArgs(state, supportedVersions = []) {
   const s = normalizeState(state);
-  const input = { manifests: s.manifests };
+  // A policy without a binding is also shown evaluated as if bound with Deny (labelled
+  // hypothetical; the response stays the apiserver's).
+  const input = { manifests: s.manifests, unboundPolicies: 'preview' };
   for (const f of ['object', 'oldObject', 'request']) {
     if (s[f].trim() !== '') input[f] = s[f];
   }

@@ -115,3 +115,15 @@ pub fn request_derived(field: &str, message: impl Into<String>) -> Diagnostic {
 pub fn request_inconsistent(field: &str, message: impl Into<String>) -> Diagnostic {
     Diagnostic::warning("request-inconsistent", message).with_field(field.to_string())
 }
+
+/// The request's namespace was not supplied and is assumed to exist (`missingNamespaces:
+/// assume`, the default): a namespaceSelector or `namespaceObject` read the assumed one.
+pub fn namespace_assumed(namespace: &str) -> Diagnostic {
+    Diagnostic::new(
+        Severity::Info,
+        "namespace-assumed",
+        format!("namespace {namespace:?} was not supplied: assumed to exist with only the label kubernetes.io/metadata.name={namespace}"),
+    )
+    .with_field("namespace")
+    .with_help("supply the Namespace object with the manifests to use its labels; missingNamespaces: strict answers as the apiserver would without it (404 NotFound)")
+}

@@ -12,11 +12,11 @@ use super::decision::{
 };
 use super::manifests::{Loaded, Manifests};
 use super::matching::{
-    binding_matches, policy_matches, prefilter, MatchContext, MatchResult, NoMatchReason,
-    RuleMismatch,
+    binding_matches, policy_matches, prefilter, MatchContext, MatchResult, NamespaceSource,
+    NoMatchReason, RuleMismatch,
 };
 use super::params::{collect_params, resolve_param_kind, ParamKindResolution, Params};
-use super::policy_set::PolicySet;
+use super::policy_set::{MissingNamespaces, PolicySet, UnboundPolicies};
 use super::request::{request_cel_value, AdmissionRequest};
 use super::trace::{BindingTrace, ParamEvaluation, ParamRefTrace, PolicyTrace};
 use super::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
@@ -65,32 +65,55 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
         diagnostics: Vec::new(),
     };
     let manifests = &set.manifests;
-    let mut response = Response::default();
-    let catalog = manifests.catalog();
-    let cx = MatchContext { request, namespaces: &manifests.namespaces, catalog: &catalog };
+    let mut real_response = Response::default();
+    let catalog = &set.catalog;
+    let namespaces = Namespaces::new(set, request);
+    let cx = MatchContext { request, namespaces: &namespaces, catalog };
     let prefiltered = prefilter(request);
     let mut first: Option<TraceIndex> = None;
+    // The policies evaluated through a hypothetical binding (their trace index).
+    let mut unbound = Vec::new();
 
     for (policy, compiled) in manifests.policies.iter().zip(&set.compiled) {
         let p = &policy.object;
         let name = p.metadata.name.clone();
         let mut trace = PolicyTrace { name: name.clone(), ..PolicyTrace::default() };
-        let bindings: Vec<&Loaded<ValidatingAdmissionPolicyBinding>> =
-            manifests.bindings.iter().filter(|b| b.object.spec.policy_name == name).collect();
+        let mut bindings: Vec<&ValidatingAdmissionPolicyBinding> = manifests
+            .bindings
+            .iter()
+            .map(|b| &b.object)
+            .filter(|b| b.spec.policy_name == name)
+            .collect();
         if let Some(why) = prefiltered {
             trace.reason = why.to_string();
             out.policies.push(trace);
             continue;
         }
-        if bindings.is_empty() {
-            trace.reason =
-                "no binding references this policy: it is never evaluated (spec §1.3)".into();
-            out.policies.push(trace);
-            continue;
-        }
+        // Half a setup (issue 13): an unbound policy may be evaluated as if bound with Deny;
+        // under `preview` its decisions go to a scratch response, never the real one.
+        let hypothetical_binding;
+        let mut scratch = Response::default();
+        let hypothetical = bindings.is_empty();
+        let response = if hypothetical {
+            if set.setup.unbound_policies == UnboundPolicies::Skip {
+                trace.reason = NEVER_EVALUATED.into();
+                out.policies.push(trace);
+                continue;
+            }
+            hypothetical_binding = hypothetical_binding_for(&name);
+            unbound.push(out.policies.len());
+            bindings.push(&hypothetical_binding);
+            match set.setup.unbound_policies {
+                UnboundPolicies::Bind => &mut real_response,
+                _ => &mut scratch,
+            }
+        } else {
+            &mut real_response
+        };
+        // Only decisions that reach the real response can be its first denial.
+        let counts = !hypothetical || set.setup.unbound_policies == UnboundPolicies::Bind;
         let fp = p.spec.failure_policy.as_deref();
-        let param_kind =
-            resolve_param_kind(p.spec.param_kind.as_ref(), &catalog, &manifests.params);
+        let param_kind = resolve_param_kind(p.spec.param_kind.as_ref(), catalog, &manifests.params);
         if let ParamKindResolution::Dropped { reason } = &param_kind {
             trace.reason = format!(
                 "paramKind.apiVersion does not parse ({reason}): the apiserver drops the policy"
@@ -107,7 +130,7 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
             }
             MatchResult::Error(e) => {
                 trace.matched = true;
-                policy_config_error(&mut response, &mut trace, &name, fp, &e.message);
+                policy_config_error(response, &mut trace, &name, fp, &e.message);
                 out.policies.push(trace);
                 continue;
             }
@@ -127,7 +150,7 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
             continue;
         }
         if let ParamKindResolution::Unresolvable { message } = &param_kind {
-            policy_config_error(&mut response, &mut trace, &name, fp, message);
+            policy_config_error(response, &mut trace, &name, fp, message);
             out.policies.push(trace);
             continue;
         }
@@ -138,11 +161,11 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
         let mut collector = AuditAnnotationCollector::default();
         let policy_index = out.policies.len();
 
-        for binding in bindings {
-            let b = &binding.object;
+        for b in bindings {
             let mut bt = BindingTrace {
                 name: b.metadata.name.clone(),
                 validation_actions: b.spec.validation_actions.clone(),
+                hypothetical,
                 ..BindingTrace::default()
             };
             match binding_matches(b.spec.match_resources.as_ref(), cx) {
@@ -154,13 +177,13 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
                 }
                 MatchResult::Error(e) => {
                     bt.matched = true;
-                    binding_config_error(&mut response, &mut bt, &name, fp, &e.message);
+                    binding_config_error(response, &mut bt, &name, fp, &e.message);
                     trace.bindings.push(bt);
                     continue;
                 }
             }
             bt.matched = true;
-            bt.reason = "matched".into();
+            bt.reason = if hypothetical { HYPOTHETICAL.into() } else { "matched".into() };
             let params = match collect_params(
                 &param_kind,
                 b.spec.param_ref.as_ref(),
@@ -169,7 +192,7 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
             ) {
                 Ok(params) => params,
                 Err(e) => {
-                    binding_config_error(&mut response, &mut bt, &name, fp, &e);
+                    binding_config_error(response, &mut bt, &name, fp, &e);
                     trace.bindings.push(bt);
                     continue;
                 }
@@ -181,10 +204,17 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
             } else {
                 request.namespace.as_str()
             };
-            let namespace_json =
-                if ns_name.is_empty() { None } else { manifests.namespaces.get(ns_name) };
+            let namespace_json = if ns_name.is_empty() { None } else { namespaces.get(ns_name) };
             if !ns_name.is_empty() && namespace_json.is_none() {
+                if !counts {
+                    bt.reason = format!("{HYPOTHETICAL}; namespaces \"{ns_name}\" not found");
+                    trace.bindings.push(bt);
+                    continue;
+                }
                 trace.bindings.push(bt);
+                if hypothetical {
+                    trace.reason = format!("{NEVER_EVALUATED}; {}", trace.reason);
+                }
                 out.policies.push(trace);
                 out.response = AdmissionResponse {
                     allowed: false,
@@ -253,7 +283,7 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
                         }
                     }
                 }
-                if first.is_none() && response.denied.len() > denied_before {
+                if counts && first.is_none() && response.denied.len() > denied_before {
                     let validation = outcome
                         .decisions
                         .iter()
@@ -284,6 +314,13 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
     }
 
     // §1.8: the validation_failure annotation, then the first denial.
+    for i in unbound {
+        if let Some(t) = out.policies.get_mut(i) {
+            t.reason = format!("{NEVER_EVALUATED}; {}", t.reason);
+        }
+    }
+    out.diagnostics.extend(namespaces.assumed_diagnostic());
+    let mut response = real_response;
     if let Some(v) = response.validation_failure() {
         response.audit_annotations.insert(VALIDATION_FAILURE_ANNOTATION_KEY.to_string(), v);
     }
@@ -312,6 +349,80 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
         audit_annotations: response.audit_annotations,
     };
     out
+}
+
+/// The trace reason of a policy no binding references.
+const NEVER_EVALUATED: &str =
+    "no binding references this policy: it is never evaluated (spec §1.3)";
+
+/// The reason of the hypothetical binding an unbound policy is evaluated with.
+const HYPOTHETICAL: &str =
+    "hypothetical: no binding exists; evaluated as if bound with validationActions [Deny] (option unboundPolicies)";
+
+/// The binding an unbound policy is evaluated with under `unboundPolicies: preview | bind`:
+/// validationActions [Deny], no matchResources, no paramRef (Kyverno CLI's assumption). Its
+/// name cannot be a real binding's (object names have no parentheses).
+#[inline(never)]
+fn hypothetical_binding_for(policy: &str) -> ValidatingAdmissionPolicyBinding {
+    let mut b = ValidatingAdmissionPolicyBinding::default();
+    b.metadata.name = "(hypothetical)".into();
+    b.spec.policy_name = policy.to_string();
+    b.spec.validation_actions = vec!["Deny".into()];
+    b
+}
+
+/// The Namespace objects the request may need: the supplied ones, and under
+/// `missingNamespaces: assume` the request's own namespace when it was not supplied, as a
+/// cluster would have it — only the `kubernetes.io/metadata.name` label (which the apiserver
+/// sets on every namespace), `spec.finalizers: [kubernetes]` and `status.phase: Active`.
+struct Namespaces<'a> {
+    supplied: &'a BTreeMap<String, Json>,
+    assumed: Option<(String, Json)>,
+    /// The assumed namespace was read (by a namespaceSelector or as `namespaceObject`).
+    used: std::cell::Cell<bool>,
+}
+
+impl<'a> Namespaces<'a> {
+    #[inline(never)]
+    fn new(set: &'a PolicySet, request: &AdmissionRequest) -> Self {
+        let supplied = &set.manifests.namespaces;
+        let ns = &request.namespace;
+        let assumed = (set.setup.missing_namespaces == MissingNamespaces::Assume
+            && !ns.is_empty()
+            && !supplied.contains_key(ns))
+        .then(|| {
+            // Text parsed once per request, rather than `json!`: smaller wasm.
+            let name = Json::String(ns.clone()).to_string();
+            let text = format!(
+                r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":{name},"labels":{{"kubernetes.io/metadata.name":{name}}}}},"spec":{{"finalizers":["kubernetes"]}},"status":{{"phase":"Active"}}}}"#
+            );
+            text.parse::<Json>().ok().map(|v| (ns.clone(), v))
+        })
+        .flatten();
+        Namespaces { supplied, assumed, used: std::cell::Cell::new(false) }
+    }
+
+    fn get(&self, name: &str) -> Option<&Json> {
+        match &self.assumed {
+            Some((n, ns)) if n == name => {
+                self.used.set(true);
+                Some(ns)
+            }
+            _ => self.supplied.get(name),
+        }
+    }
+
+    /// The info diagnostic, when the assumption was used.
+    fn assumed_diagnostic(&self) -> Option<Diagnostic> {
+        let (name, _) = self.assumed.as_ref().filter(|_| self.used.get())?;
+        Some(super::diagnostics::namespace_assumed(name))
+    }
+}
+
+impl NamespaceSource for Namespaces<'_> {
+    fn namespace(&self, name: &str) -> Option<&Json> {
+        self.get(name)
+    }
 }
 
 fn policy_config_error(

@@ -4,6 +4,7 @@
 use super::compile::{CelCompiler, CompiledPolicy};
 use super::manifests::{load_manifests, Manifests};
 use super::request::AdmissionRequest;
+use super::resources::ResourceCatalog;
 use crate::cel::value::Value;
 use crate::diagnostic::Diagnostic;
 use crate::environment::{EnvironmentMode, KubeVersion};
@@ -12,11 +13,83 @@ use crate::library::authz::{
 };
 use std::rc::Rc;
 
+/// What to do with a policy that no binding references (issue 13: "half a setup"); in JSON
+/// `"skip"`, `"preview"` or `"bind"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    tsify(type = "\"skip\" | \"preview\" | \"bind\"")
+)]
+pub enum UnboundPolicies {
+    /// The apiserver's behaviour: never evaluated (spec §1.3).
+    #[default]
+    Skip,
+    /// Never evaluated for the response, and evaluated beside it as if bound with
+    /// validationActions [Deny]: the trace shows that evaluation under a binding marked
+    /// `hypothetical`; the response stays the apiserver's.
+    Preview,
+    /// As `preview`, and the hypothetical binding's decisions count in the response, as in
+    /// Kyverno's CLI (which evaluates an unbound policy as if bound with Deny).
+    Bind,
+}
+
+/// What to do when the request's Namespace was not supplied (issue 13); in JSON `"assume"` or
+/// `"strict"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(type = "\"assume\" | \"strict\""))]
+pub enum MissingNamespaces {
+    /// Assume it exists with only its `kubernetes.io/metadata.name` label (in a cluster a
+    /// request for a namespace that does not exist never reaches admission), with an info
+    /// diagnostic `namespace-assumed` when the assumption was used.
+    #[default]
+    Assume,
+    /// The apiserver's answer once admission runs without it: 404 NotFound (spec §1.5, §3.4).
+    Strict,
+}
+
+/// Deserialised from its name (one string deserialiser for both option enums, instead of serde's
+/// enum machinery per type: smaller wasm).
+fn by_name<'de, D: serde::Deserializer<'de>, T: Copy>(
+    d: D,
+    names: &'static [&'static str],
+    values: &[T],
+) -> Result<T, D::Error> {
+    let name = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+    match names.iter().position(|n| *n == name).and_then(|i| values.get(i)) {
+        Some(v) => Ok(*v),
+        None => Err(serde::de::Error::unknown_variant(&name, names)),
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for UnboundPolicies {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use UnboundPolicies::*;
+        by_name(d, &["skip", "preview", "bind"], &[Skip, Preview, Bind])
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for MissingNamespaces {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use MissingNamespaces::*;
+        by_name(d, &["assume", "strict"], &[Assume, Strict])
+    }
+}
+
+/// Evaluation options beyond the apiserver's own behaviour.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SetupOptions {
+    pub unbound_policies: UnboundPolicies,
+    pub missing_namespaces: MissingNamespaces,
+}
+
 /// Manifests ready to evaluate.
 pub struct PolicySet {
     /// The manifest text every manifest diagnostic's span indexes.
     pub text: String,
     pub manifests: Manifests,
+    /// The built-in resources and the supplied CRDs (`manifests.catalog()`), built once.
+    pub catalog: ResourceCatalog,
     pub version: KubeVersion,
     /// The StoredExpressions compiler evaluation uses.
     pub compiler: CelCompiler,
@@ -29,6 +102,8 @@ pub struct PolicySet {
     /// The RBAC objects supplied with the manifests, for the offline authorizer; `None` when
     /// there are none (every check is then a NoOpinion decision).
     pub rbac: Option<Rc<Rbac>>,
+    /// Unbound policies and missing namespaces (default: skip, assume).
+    pub setup: SetupOptions,
 }
 
 impl PolicySet {
@@ -68,6 +143,7 @@ impl PolicySet {
         };
         PolicySet {
             text: text.to_string(),
+            catalog: manifests.catalog(),
             manifests,
             version,
             compiler,
@@ -75,6 +151,7 @@ impl PolicySet {
             diagnostics,
             webhooks,
             rbac,
+            setup: SetupOptions::default(),
         }
     }
 

@@ -127,6 +127,14 @@ pub fn derive_request(
     input: &RequestInput,
     catalog: &ResourceCatalog,
 ) -> (Option<AdmissionRequest>, Vec<Diagnostic>) {
+    derive_request_owned(input.clone(), catalog)
+}
+
+/// [`derive_request`], taking the input: its objects become the request's without a copy.
+pub fn derive_request_owned(
+    mut input: RequestInput,
+    catalog: &ResourceCatalog,
+) -> (Option<AdmissionRequest>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let has_obj = input.object.as_ref().is_some_and(|v| !v.is_null());
     let has_old = input.old_object.as_ref().is_some_and(|v| !v.is_null());
@@ -162,8 +170,8 @@ pub fn derive_request(
             op
         }
     };
-    let mut object = input.object.clone().filter(|v| !v.is_null());
-    let mut old_object = input.old_object.clone().filter(|v| !v.is_null());
+    let mut object = input.object.take().filter(|v| !v.is_null());
+    let mut old_object = input.old_object.take().filter(|v| !v.is_null());
     match operation {
         Operation::Create | Operation::Connect if old_object.is_some() => {
             diags.push(diagnostics::request_inconsistent(

@@ -31,6 +31,11 @@ pub struct BindingTrace {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub configuration_error: Option<String>,
     pub evaluations: Vec<ParamEvaluation>,
+    /// `true`: no such binding exists; the policy has no binding and was evaluated as if bound
+    /// with validationActions [Deny] (option `unboundPolicies`). Absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub hypothetical: bool,
 }
 
 /// The param an evaluation ran with.

@@ -216,6 +216,60 @@ pub fn parse_stream(text: &str) -> (Vec<RawDocument>, Vec<YamlError>) {
     (docs, errors)
 }
 
+/// The value of `text` when it is one strict JSON object whose every number is an int64 and
+/// whose objects have no repeated key, parsed by serde_json without positions; `None` otherwise.
+///
+/// This is the request objects' fast path: for such a text [`parse_stream`] (which also records
+/// the position of every node, several times slower) gives exactly this value, so callers use it
+/// first and fall back to [`parse_stream`] for everything else — YAML, a syntax error (reported
+/// with its position), a repeated key (an error there; serde_json would keep the last), and
+/// numbers with a fraction or an exponent or beyond int64 (serde_json and the YAML scalar
+/// resolution may round long mantissas differently, and `-0` differs). Whitespace is JSON's: a
+/// tab between tokens is JSON (kubectl reads it) but the positions loader reports it as YAML.
+pub fn parse_json_object(text: &str) -> Option<Value> {
+    if !text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{') {
+        return None;
+    }
+    let members = json_members(text)?;
+    // `FromStr`, not `from_str::<T>`: serde_json's deserializer stays compiled in serde_json, at
+    // its own (speed) opt-level in the wasm profile.
+    let value: Value = text.parse().ok()?;
+    (int_members(&value)? == members).then_some(value)
+}
+
+/// The number of object members in a JSON text: its `:` outside strings. `None` when a string
+/// is not closed.
+fn json_members(text: &str) -> Option<usize> {
+    let mut members = 0;
+    let mut bytes = text.bytes();
+    while let Some(b) = bytes.next() {
+        match b {
+            b':' => members += 1,
+            b'"' => loop {
+                match bytes.next()? {
+                    b'"' => break,
+                    b'\\' => {
+                        bytes.next()?;
+                    }
+                    _ => {}
+                }
+            },
+            _ => {}
+        }
+    }
+    Some(members)
+}
+
+/// The number of object members in a parsed document; `None` when a number is not an int64.
+fn int_members(v: &Value) -> Option<usize> {
+    match v {
+        Value::Number(n) => n.is_i64().then_some(0),
+        Value::Array(items) => items.iter().try_fold(0, |n, x| Some(n + int_members(x)?)),
+        Value::Object(m) => m.values().try_fold(m.len(), |n, x| Some(n + int_members(x)?)),
+        _ => Some(0),
+    }
+}
+
 /// Byte ranges of the documents: a line starting with `---` (followed by a blank or the end of
 /// the line) starts a new document. Text before the first separator is document 0 only if it
 /// is not blank.
@@ -830,6 +884,45 @@ mod tests {
         assert_eq!(docs[0].value["a"], json!(1.0));
         assert_eq!(docs[0].value["b"], json!(2));
         assert_eq!(docs[0].value["c"], json!("yes"));
+    }
+
+    #[test]
+    fn plain_json_objects_take_the_fast_path_with_the_same_value() {
+        let same = |text: &str| {
+            let fast = parse_json_object(text);
+            let (docs, errs) = parse_stream(text);
+            assert!(errs.is_empty(), "{text}: {errs:?}");
+            assert_eq!(fast.as_ref(), Some(&docs[0].value), "{text}");
+        };
+        same("{}");
+        same(" \n{\"a\": 1, \"b\": [true, null, -5, {\"c\": \"x\"}], \"d\": {}}\n");
+        // Escapes, and ':' and '"' inside strings and keys.
+        same(r#"{"k:\"q\"": "a:b \" \\ \/ \n \t \u00e9", "e": "é😀"}"#);
+        // One difference, where the fast path is kubectl's: JSON spells a character outside the
+        // BMP as a surrogate pair, which Go's JSON decoder joins and the YAML scanner rejects.
+        assert_eq!(parse_json_object(r#"{"e": "\ud83d\ude00"}"#), Some(json!({"e": "😀"})));
+        assert!(!parse_stream(r#"{"e": "\ud83d\ude00"}"#).1.is_empty());
+        same(r#"{"max": 9223372036854775807, "min": -9223372036854775808}"#);
+        // The positions loader decides: floats, int64 overflow, -0, repeated keys, not JSON,
+        // not an object, a syntax error.
+        for text in [
+            r#"{"a": 1.5}"#,
+            r#"{"a": 1.0}"#,
+            r#"{"a": 1e3}"#,
+            r#"{"a": 9223372036854775808}"#,
+            r#"{"a": -0}"#,
+            r#"{"a": 1, "a": 2}"#,
+            r#"{"a": {"b": 1, "b": 1}}"#,
+            "a: 1",
+            "# c\n{\"a\": 1}",
+            "[1, 2]",
+            "{\"a\": [}",
+            "{\"a\": \"x}",
+            "{a: 1}",
+            "\u{feff}{\"a\": 1}",
+        ] {
+            assert_eq!(parse_json_object(text), None, "{text}");
+        }
     }
 
     #[test]

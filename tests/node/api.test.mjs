@@ -232,6 +232,69 @@ test("PolicySet: compiled once, evaluated against many objects", () => {
   assert.throws(() => set.evaluate({}), Error);
 });
 
+test("PolicySet.evaluate: an object, its JSON text and the whole argument as text give one result", () => {
+  // The object crosses as its own JSON text and plain JSON skips the positions loader (issue 13):
+  // every way of passing the same request must give the same result.
+  const set = new PolicySet(replicas);
+  try {
+    for (const object of [deployment(3), deployment(9), { ...deployment(2), metadata: { name: "é😀", namespace: "default", labels: { a: "b:\"c\"" } } }]) {
+      const want = set.evaluate(JSON.stringify({ object }));
+      assert.deepEqual(set.evaluate({ object }), want);
+      assert.deepEqual(set.evaluate({ object: JSON.stringify(object) }), want);
+      assert.deepEqual(set.evaluate({ object: JSON.stringify(object, null, 2), oldObject: undefined }), want);
+      assert.deepEqual(set.evaluate(Object.assign(Object.create(null), { object })), want);
+      assert.deepEqual(set.evaluate({ object: { toJSON: () => object } }), want);
+    }
+    // A float, a repeated key, YAML: the positions loader reads them, as before.
+    assert.equal(set.evaluate({ object: '{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "f"}, "spec": {"replicas": 6.0}}' }).response.allowed, false);
+    const dup = set.evaluate({ object: '{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 1, "replicas": 2}}' });
+    assert.equal(dup.diagnostics[0].code, "input-yaml-syntax");
+    assert.equal(dup.diagnostics[0].line, 1);
+    // Errors still name the argument and field.
+    assert.throws(() => set.evaluate({ object: 5 }), /^Error: PolicySet\.evaluate\(request\)\.object: invalid type: integer `5`, expected YAML\/JSON text or an object$/);
+    assert.throws(() => set.evaluate({ object: [1] }), /^Error: PolicySet\.evaluate\(request\)\.object: invalid type: sequence, expected YAML\/JSON text or an object$/);
+    assert.throws(() => set.evaluate({ object: { n: 1n } }), /^Error: PolicySet\.evaluate\(request\): not convertible to JSON: /);
+    assert.throws(() => set.evaluate({ objects: {} }), /^Error: PolicySet\.evaluate\(request\)\.objects: unknown field `objects`/);
+  } finally {
+    set.free();
+  }
+});
+
+test("half a setup: unboundPolicies and missingNamespaces (issue 13)", () => {
+  const policyOnly = replicas.split("---")[0];
+  const object = deployment(9);
+  // Default: the apiserver's answer, never evaluated.
+  const skip = evaluate({ manifests: policyOnly, object });
+  assert.equal(skip.response.allowed, true);
+  assert.deepEqual(skip.policies[0].bindings, []);
+  assert.match(skip.policies[0].reason, /^no binding references this policy: it is never evaluated/);
+  // The namespace "default" was not supplied either: assumed, and said so.
+  assert.ok(skip.diagnostics.every((d) => d.code !== "namespace-assumed"), "not read: no diagnostic");
+  // preview: the same response, and a hypothetical binding that denies.
+  const set = new PolicySet(policyOnly, { unboundPolicies: "preview" });
+  const preview = set.evaluate({ object });
+  set.free();
+  assert.deepEqual(preview.response, skip.response);
+  const [b] = preview.policies[0].bindings;
+  assert.equal(b.hypothetical, true);
+  assert.deepEqual(b.validationActions, ["Deny"]);
+  assert.equal(b.evaluations[0].validations[0].decision, "deny");
+  assert.equal(b.evaluations[0].validations[0].firstDenial, false);
+  // bind: that evaluation counts.
+  const bind = evaluate({ manifests: policyOnly, object, unboundPolicies: "bind" });
+  assert.equal(bind.response.allowed, false);
+  assert.match(bind.response.status.message, /with binding '\(hypothetical\)' denied request: at most 5 replicas$/);
+  // missingNamespaces: a namespaceSelector reads the assumed namespace; strict gives the 404.
+  const selecting = replicas.split("---").slice(0, 2).join("---").replace("  matchConstraints:\n", "  matchConstraints:\n    namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: default}}\n");
+  const assumed = evaluate({ manifests: selecting, object });
+  assert.equal(assumed.response.allowed, false);
+  assert.equal(assumed.diagnostics.find((d) => d.code === "namespace-assumed")?.severity, "info");
+  const strict = evaluate({ manifests: selecting, object, missingNamespaces: "strict" });
+  assert.match(strict.response.status.message, /namespaces "default" not found$/);
+  assert.throws(() => new PolicySet(policyOnly, { unboundPolicies: "yes" }), /^Error: new PolicySet\(options\)\.unboundPolicies: unknown variant `yes`, expected one of `skip`, `preview`, `bind`$/);
+  assert.throws(() => evaluate({ manifests: "", missingNamespaces: 1 }), /^Error: evaluate\(input\)\.missingNamespaces: invalid type: integer `1`, expected a string$/);
+});
+
 test("PolicySet: its diagnostics, from text or objects", () => {
   const set = new PolicySet([fs.readFileSync(new URL("../../www/examples/type-error.yaml", import.meta.url), "utf8")]);
   assert.deepEqual(
@@ -386,7 +449,7 @@ test("malformed input throws an Error with a clear message; the instance keeps w
     [() => evaluate("just a string"), /^evaluate\(input\): expected an object or its YAML\/JSON text, got text holding a string$/],
     [() => evaluate("manifests: [\n"), /^evaluate\(input\): line \d+, column \d+: yaml: /],
     [() => evaluate("a: 1\n---\nb: 2\n"), /^evaluate\(input\): expected one YAML\/JSON document, found 2$/],
-    [() => evaluate({ manifests: replicas, objects: {} }), /^evaluate\(input\)\.objects: unknown field `objects`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`$/],
+    [() => evaluate({ manifests: replicas, objects: {} }), /^evaluate\(input\)\.objects: unknown field `objects`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`$/],
     [() => evaluate({ manifests: 7 }), /^evaluate\(input\)\.manifests: invalid type: integer `7`, expected YAML\/JSON text or a list of texts and objects$/],
     [() => evaluate({ manifests: [replicas, 3] }), /^evaluate\(input\)\.manifests\[1\]: invalid type: integer `3`, expected YAML\/JSON text or an object$/],
     [() => evaluate({ manifests: "", object: true }), /^evaluate\(input\)\.object: invalid type: boolean `true`, expected YAML\/JSON text or an object$/],
@@ -401,7 +464,7 @@ test("malformed input throws an Error with a clear message; the instance keeps w
     [() => evaluateExpression("true", {}, { kind: ["variable"] }), /^evaluateExpression\(options\)\.kind: invalid type: sequence, expected a string$/],
     [() => new PolicySet(), /^new PolicySet\(manifests\): expected YAML\/JSON text or a list of texts and objects, got undefined$/],
     [() => new PolicySet({ kind: "ValidatingAdmissionPolicy" }), /^new PolicySet\(manifests\): invalid type: map, expected YAML\/JSON text or a list of texts and objects$/],
-    [() => new PolicySet(replicas, { kubernetesversion: "1.30" }), /^new PolicySet\(options\)\.kubernetesversion: unknown field `kubernetesversion`, expected `kubernetesVersion`$/],
+    [() => new PolicySet(replicas, { kubernetesversion: "1.30" }), /^new PolicySet\(options\)\.kubernetesversion: unknown field `kubernetesversion`, expected one of `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`$/],
     [() => new PolicySet(replicas).evaluate("object: [\n"), /^PolicySet\.evaluate\(request\): line \d+, column \d+: yaml: /],
   ];
   assert.ok(garbage.length >= 20);

@@ -63,6 +63,13 @@ for (const entry of fs.readdirSync(casesDir, { withFileTypes: true })) {
   const manifests = ["policy.yaml", "binding.yaml", "params.yaml", "namespace.yaml", "rbac.yaml", "webhooks.yaml"].map(f).filter(Boolean).join("\n---\n");
   if (manifests) examples.push({ manifests, object: f("object.yaml"), oldObject: f("oldObject.yaml"), request: undefined });
 }
+// The same objects as JSON text too, so mutations reach the plain-JSON fast path and its
+// fallback to the positions loader (issue 13); converted by the package itself.
+for (const e of [...examples]) {
+  if (!e.object) continue;
+  const value = wasm.evaluateExpression("object", { object: e.object }, { kind: "variable" }).value;
+  if (value && typeof value === "object") examples.push({ ...e, object: JSON.stringify(value, null, examples.length % 2 ? 2 : 0) });
+}
 for (const e of examples)
   for (const m of e.manifests.matchAll(/(?:expression|Expression): (?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|(.+))/g))
     exprs.push(m[1] ?? m[2]?.replace(/''/g, "'") ?? m[3]);
@@ -167,13 +174,19 @@ test(`${CALLS} random and mutated calls (seed ${SEED}): no trap, nothing slower 
       input[field] = rnd() < 0.5 ? mutateYaml(input[field] ?? "") : mutate(input[field] ?? "");
       if (rnd() < 0.3) input.manifests = input.manifests.replace(/expression: (.+)/, (_, x) => "expression: " + JSON.stringify(mutate(x)));
       if (rnd() < 0.1) input.kubernetesVersion = pick(versions);
+      if (rnd() < 0.3) input.unboundPolicies = pick(["skip", "preview", "bind"]);
+      if (rnd() < 0.2) input.missingNamespaces = pick(["assume", "strict"]);
       call("evaluate", input, () => wasm.evaluate(input));
       if (rnd() < 0.2) call("typecheck", input, () => wasm.typecheck(input));
       if (rnd() < 0.1)
         call("PolicySet", input, () => {
-          const set = new wasm.PolicySet(input.manifests);
+          const set = new wasm.PolicySet(input.manifests, { unboundPolicies: input.unboundPolicies, missingNamespaces: input.missingNamespaces });
+          let object = input.object;
           try {
-            return set.evaluate({ object: input.object, request: input.request });
+            if (rnd() < 0.5) object = JSON.parse(object); // a JS object: the property-by-property path
+          } catch {}
+          try {
+            return set.evaluate({ object, request: input.request });
           } finally {
             set.free();
           }

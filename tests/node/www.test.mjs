@@ -88,8 +88,8 @@ test('state: decoded fields are checked (types, unknown keys)', async () => {
 
 test('state: evaluate/evaluateExpression arguments leave out empty editors', () => {
   const s = { ...emptyState(), manifests: 'm', object: 'o', oldObject: '  \n', request: '', version: '', expression: 'e', scratchParams: 'p' };
-  assert.deepEqual(evaluateArgs(s, ['1.30', '1.37', '1.9']), [{ manifests: 'm', object: 'o', kubernetesVersion: '1.37' }]);
-  assert.deepEqual(evaluateArgs(s, []), [{ manifests: 'm', object: 'o' }]);
+  assert.deepEqual(evaluateArgs(s, ['1.30', '1.37', '1.9']), [{ manifests: 'm', unboundPolicies: 'preview', object: 'o', kubernetesVersion: '1.37' }]);
+  assert.deepEqual(evaluateArgs(s, []), [{ manifests: 'm', unboundPolicies: 'preview', object: 'o' }]);
   assert.deepEqual(expressionArgs({ ...s, version: '1.30' }, ['1.30', '1.37']), ['e', { object: 'o', params: 'p' }, { kind: 'variable', kubernetesVersion: '1.30' }]);
 });
 
@@ -303,6 +303,18 @@ test('render: allowed result with warnings and audit annotations', () => {
   assert.ok(dts.includes('validation.policy.admission.k8s.io/validation_failure'));
   assert.equal(byClass(tree, 'first-denial').length, 0);
   assert.ok(byClass(tree, 'pill-action-warn').length >= 1);
+});
+
+test('render: a hypothetical binding (unboundPolicies: preview) is labelled as such', () => {
+  const result = allowedWithWarningsResult();
+  const binding = result.policies[0].bindings[0];
+  Object.assign(binding, { name: '(hypothetical)', hypothetical: true });
+  const { tree } = renderResult(result);
+  const [b] = byClass(tree, 'hypothetical');
+  assert.ok(b, 'the binding carries the hypothetical class');
+  assert.match(textOf(b), /hypothetical.*no binding — as if bound with Deny/);
+  assert.ok(!textOf(b).includes('binding (hypothetical)'));
+  assert.equal(byClass(tree, 'hypothetical').length, 1);
 });
 
 test('render: diagnostics list, clickable only where a position is known', () => {

@@ -59,13 +59,17 @@ export function useEvaluate(): string[] {
   const decision: "admit" | "deny" | "error" | undefined = validation?.decision;
   const value: unknown = evaluation?.variables[0]?.value;
   const cost: number | undefined = evaluation?.cost.validations;
+  const halfSetup: EvaluateResult = evaluate({ manifests, object, unboundPolicies: "preview", missingNamespaces: "strict" });
+  const hypothetical: boolean | undefined = halfSetup.policies[0]?.bindings[0]?.hypothetical;
+  // @ts-expect-error unboundPolicies is a closed set
+  evaluate({ manifests, unboundPolicies: "yes" });
   // @ts-expect-error unknown input field
   evaluate({ manifest: manifests });
   // @ts-expect-error manifests must be text or a list of documents
   evaluate({ manifests: 5 });
   // @ts-expect-error decision is a closed set
   const wrong: "allow" | undefined = validation?.decision;
-  return [String(allowed), String(code), String(kind), Object.keys(annotations).join(), String(operation), String(groups), String(decision), String(value), String(cost), String(wrong)];
+  return [String(allowed), String(code), String(kind), Object.keys(annotations).join(), String(operation), String(groups), String(decision), String(value), String(cost), String(wrong), String(hypothetical)];
 }
 
 export function useWebhooks(r: EvaluateResult): string[] {
@@ -114,7 +118,7 @@ export function useExpression(): unknown {
 }
 
 export function usePolicySet(): number {
-  const options: PolicySetOptions = { kubernetesVersion: "1.33" };
+  const options: PolicySetOptions = { kubernetesVersion: "1.33", unboundPolicies: "bind", missingNamespaces: "assume" };
   const set = new PolicySet(manifests, options);
   const defaults = new PolicySet([manifests, object]);
   try {
