@@ -425,7 +425,7 @@ pub fn evaluate_owned(set: &PolicySet, docs: RequestDocuments) -> EvaluateResult
             kubernetes_version,
         };
     };
-    let (response, policies, webhooks) = admit(set, &request, &catalog, &mut diagnostics);
+    let (response, policies, webhooks) = admit(set, &request, &set.catalog, &mut diagnostics);
     EvaluateResult {
         response,
         request: Some(RequestSummary::new(&request)),
@@ -444,14 +444,25 @@ fn admit(
     catalog: &crate::admission::resources::ResourceCatalog,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>) {
+    // One view of the namespaces for every plugin: an assumed namespace (`missingNamespaces`)
+    // is the same for the webhooks' namespaceSelectors and the policies.
+    let namespaces = crate::admission::namespaces::Namespaces::new(set, request);
+    let out = admission_chain(set, request, catalog, &namespaces, diagnostics);
+    diagnostics.extend(namespaces.assumed_diagnostic());
+    out
+}
+
+fn admission_chain(
+    set: &PolicySet,
+    request: &AdmissionRequest,
+    catalog: &crate::admission::resources::ResourceCatalog,
+    namespaces: &crate::admission::namespaces::Namespaces,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>) {
     use crate::webhook::dispatcher::{dispatch_phase, not_reached, Env};
     use crate::webhook::types::WebhookKind::{Mutating, Validating};
     let hooks = &set.webhooks.configurations;
-    let cx = crate::admission::matching::MatchContext {
-        request,
-        namespaces: &set.manifests.namespaces,
-        catalog,
-    };
+    let cx = crate::admission::matching::MatchContext { request, namespaces, catalog };
     let env = Env { version: set.version, authorizer: set.authorizer(request) };
     let mutating = dispatch_phase(hooks, Mutating, cx, &env);
     diagnostics.extend(mutating.diagnostics);
@@ -467,7 +478,7 @@ fn admit(
             AdmissionResponse { allowed: false, status: Some(status), ..Default::default() };
         return (response, Vec::new(), webhooks);
     }
-    let out = dispatch(set, request);
+    let out = dispatch(set, request, namespaces);
     diagnostics.extend(out.diagnostics);
     let mut response = out.response;
     if !response.allowed {

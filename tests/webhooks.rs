@@ -3,7 +3,7 @@
 //! `docs/webhook-semantics.md` (W§) it pins and the upstream test it mirrors.
 
 use serde_json::{json, Value};
-use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests};
+use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests, MissingNamespaces};
 
 fn run(manifests: &str, object: Value, old: Option<Value>, request: Value) -> Value {
     let input = EvaluateInput {
@@ -12,6 +12,7 @@ fn run(manifests: &str, object: Value, old: Option<Value>, request: Value) -> Va
         old_object: old.map(Document::Object),
         request: (!request.is_null()).then_some(Document::Object(request)),
         kubernetes_version: None,
+        ..Default::default()
     };
     serde_json::to_value(evaluate(&input)).expect("serialise")
 }
@@ -23,6 +24,7 @@ fn run_version(manifests: &str, object: Value, request: Value, version: &str) ->
         old_object: None,
         request: Some(Document::Object(request)),
         kubernetes_version: Some(version.into()),
+        ..Default::default()
     };
     serde_json::to_value(evaluate(&input)).expect("serialise")
 }
@@ -169,13 +171,35 @@ fn namespace_selector() {
         hooks(&r)[0].2,
         "namespace \"dev\" does not satisfy the namespaceSelector (env=prod)"
     );
-    let r = run(&m, pod("missing", json!({})), None, json!(null));
+    // The apiserver's answer (`missingNamespaces: strict`).
+    let strict = EvaluateInput {
+        manifests: Manifests::Text(m.clone()),
+        object: Some(Document::Object(pod("missing", json!({})))),
+        missing_namespaces: Some(MissingNamespaces::Strict),
+        ..Default::default()
+    };
+    let r = serde_json::to_value(evaluate(&strict)).expect("serialise");
     assert_eq!(r["response"]["status"]["code"], 404);
     assert_eq!(r["response"]["status"]["message"], "namespaces \"missing\" not found");
     assert_eq!(r["response"]["status"]["reason"], "NotFound");
-    // The same missing namespace with a rule that does not match: skipped, allowed.
+    // By default the namespace is assumed to exist with only its name label, as in a cluster
+    // (where the request could not have reached admission otherwise): the selector reads it.
+    let r = run(&m, pod("missing", json!({})), None, json!(null));
+    assert_eq!(r["response"]["allowed"], true);
+    assert_eq!(
+        hooks(&r)[0].2,
+        "namespace \"missing\" does not satisfy the namespaceSelector (env=prod)"
+    );
+    assert!(r["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .any(|d| d["code"] == "namespace-assumed"));
+    // Strict, the same missing namespace with a rule that does not match: the lookup error is
+    // held back, the webhook skipped, the request allowed.
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "missing"}});
-    let r = run(&m, cm, None, json!(null));
+    let input = EvaluateInput { object: Some(Document::Object(cm)), ..strict };
+    let r = serde_json::to_value(evaluate(&input)).expect("serialise");
     assert_eq!(r["response"]["allowed"], true);
     assert_eq!(hooks(&r)[0].2, "no rule matches the request: rules[0] differs in resources");
 }

@@ -12,11 +12,12 @@ use super::decision::{
 };
 use super::manifests::{Loaded, Manifests};
 use super::matching::{
-    binding_matches, policy_matches, prefilter, MatchContext, MatchResult, NamespaceSource,
-    NoMatchReason, RuleMismatch,
+    binding_matches, policy_matches, prefilter, MatchContext, MatchResult, NoMatchReason,
+    RuleMismatch,
 };
+use super::namespaces::Namespaces;
 use super::params::{collect_params, resolve_param_kind, ParamKindResolution, Params};
-use super::policy_set::{MissingNamespaces, PolicySet, UnboundPolicies};
+use super::policy_set::{PolicySet, UnboundPolicies};
 use super::request::{request_cel_value, AdmissionRequest};
 use super::trace::{BindingTrace, ParamEvaluation, ParamRefTrace, PolicyTrace};
 use super::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
@@ -58,7 +59,11 @@ struct TraceIndex {
 }
 
 /// Dispatch `request` over the policies and bindings of `set`.
-pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
+pub fn dispatch(
+    set: &PolicySet,
+    request: &AdmissionRequest,
+    namespaces: &Namespaces,
+) -> Dispatched {
     let mut out = Dispatched {
         response: AdmissionResponse::default(),
         policies: Vec::new(),
@@ -67,8 +72,7 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
     let manifests = &set.manifests;
     let mut real_response = Response::default();
     let catalog = &set.catalog;
-    let namespaces = Namespaces::new(set, request);
-    let cx = MatchContext { request, namespaces: &namespaces, catalog };
+    let cx = MatchContext { request, namespaces, catalog };
     let prefiltered = prefilter(request);
     let mut first: Option<TraceIndex> = None;
     // The policies evaluated through a hypothetical binding (their trace index).
@@ -319,7 +323,6 @@ pub fn dispatch(set: &PolicySet, request: &AdmissionRequest) -> Dispatched {
             t.reason = format!("{NEVER_EVALUATED}; {}", t.reason);
         }
     }
-    out.diagnostics.extend(namespaces.assumed_diagnostic());
     let mut response = real_response;
     if let Some(v) = response.validation_failure() {
         response.audit_annotations.insert(VALIDATION_FAILURE_ANNOTATION_KEY.to_string(), v);
@@ -369,60 +372,6 @@ fn hypothetical_binding_for(policy: &str) -> ValidatingAdmissionPolicyBinding {
     b.spec.policy_name = policy.to_string();
     b.spec.validation_actions = vec!["Deny".into()];
     b
-}
-
-/// The Namespace objects the request may need: the supplied ones, and under
-/// `missingNamespaces: assume` the request's own namespace when it was not supplied, as a
-/// cluster would have it — only the `kubernetes.io/metadata.name` label (which the apiserver
-/// sets on every namespace), `spec.finalizers: [kubernetes]` and `status.phase: Active`.
-struct Namespaces<'a> {
-    supplied: &'a BTreeMap<String, Json>,
-    assumed: Option<(String, Json)>,
-    /// The assumed namespace was read (by a namespaceSelector or as `namespaceObject`).
-    used: std::cell::Cell<bool>,
-}
-
-impl<'a> Namespaces<'a> {
-    #[inline(never)]
-    fn new(set: &'a PolicySet, request: &AdmissionRequest) -> Self {
-        let supplied = &set.manifests.namespaces;
-        let ns = &request.namespace;
-        let assumed = (set.setup.missing_namespaces == MissingNamespaces::Assume
-            && !ns.is_empty()
-            && !supplied.contains_key(ns))
-        .then(|| {
-            // Text parsed once per request, rather than `json!`: smaller wasm.
-            let name = Json::String(ns.clone()).to_string();
-            let text = format!(
-                r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":{name},"labels":{{"kubernetes.io/metadata.name":{name}}}}},"spec":{{"finalizers":["kubernetes"]}},"status":{{"phase":"Active"}}}}"#
-            );
-            text.parse::<Json>().ok().map(|v| (ns.clone(), v))
-        })
-        .flatten();
-        Namespaces { supplied, assumed, used: std::cell::Cell::new(false) }
-    }
-
-    fn get(&self, name: &str) -> Option<&Json> {
-        match &self.assumed {
-            Some((n, ns)) if n == name => {
-                self.used.set(true);
-                Some(ns)
-            }
-            _ => self.supplied.get(name),
-        }
-    }
-
-    /// The info diagnostic, when the assumption was used.
-    fn assumed_diagnostic(&self) -> Option<Diagnostic> {
-        let (name, _) = self.assumed.as_ref().filter(|_| self.used.get())?;
-        Some(super::diagnostics::namespace_assumed(name))
-    }
-}
-
-impl NamespaceSource for Namespaces<'_> {
-    fn namespace(&self, name: &str) -> Option<&Json> {
-        self.get(name)
-    }
 }
 
 fn policy_config_error(

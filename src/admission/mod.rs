@@ -25,6 +25,7 @@ pub mod labels;
 pub mod manifests;
 pub mod matching;
 pub mod names;
+pub mod namespaces;
 pub mod params;
 pub mod policy_set;
 pub mod request;
