@@ -343,6 +343,34 @@ fn url_and_regex() {
     ]);
 }
 
+/// `sum()` of lists the checker cannot type (read from JSON, or `dyn`): cel-go's function-level
+/// dispatcher tries the overloads in declaration order and takes the first whose `list(T)`
+/// `Type.IsAssignableRuntimeType` accepts — decided by the list's first element (cel-go
+/// `common/types/types.go`, `common/decls/decls.go` `FunctionDecl.Bindings`). apiserver
+/// `lists.go` declares `sum` for int, uint, double, duration, in that order.
+#[test]
+fn sum_of_untyped_lists() {
+    check(&[
+        ("dyn([1.5, 2.5]).sum()", "4"),
+        ("type(dyn([1.5, 2.5]).sum())", "double"),
+        ("dyn([duration('1s'), duration('2s')]).sum()", "duration(\"3s\")"),
+        ("dyn([1u]).sum()", "1u"),
+        ("type(dyn([]).sum())", "int"),
+        ("dyn(['a']).sum()", "error: no such overload"),
+    ]);
+    let variables = json!({"object": {"spec": {"weights": [0.25, 0.5, 1e2], "ints": [1, 2], "mixed": [1.5, 2]}}});
+    let run = |expr: &str| {
+        let vars = variables.as_object().cloned().unwrap_or_default();
+        let r = vap_eval::api::evaluate_expression(expr, &vars, &Default::default());
+        (r.value, r.type_name, r.diagnostics.len())
+    };
+    assert_eq!(run("object.spec.weights.sum()"), (Some(json!(100.75)), Some("double".into()), 0));
+    assert_eq!(run("object.spec.ints.sum()"), (Some(json!(3)), Some("int".into()), 0));
+    // The double overload is chosen by the first element; `Double.Add(Int)` has no overload.
+    let (value, _, diagnostics) = run("object.spec.mixed.sum()");
+    assert_eq!((value, diagnostics), (None, 1));
+}
+
 #[test]
 fn lists() {
     // apiserver lists.go docs, lists_test.go.
