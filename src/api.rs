@@ -12,6 +12,7 @@ use crate::cel::runtime::CostTracker;
 use crate::cel::value::Value;
 use crate::diagnostic::{Diagnostic, Severity, SourceRef};
 use crate::environment::{var, EnvironmentMode, ExpressionKind, KubeVersion, VariableScope};
+use crate::objects::ObjectChange;
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
@@ -33,6 +34,9 @@ pub struct EvaluateInput {
     pub request: Option<Document>,
     /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
+    /// Evaluate `object`, `oldObject`, params and namespace objects exactly as given, instead of
+    /// as the apiserver decodes, defaults and stores them (the default; see `objectChanges`).
+    pub objects_as_given: bool,
 }
 
 /// Manifests as text, or a list of texts and objects. Manifest diagnostics index the text; a
@@ -254,6 +258,12 @@ pub struct EvaluateResult {
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Diagnostic[]"))]
     pub diagnostics: Vec<Diagnostic>,
     pub kubernetes_version: String,
+    /// What the apiserver's decoding, defaulting and storage form changed in `object`,
+    /// `oldObject` and the param and namespace objects before policies read them (empty with
+    /// `objectsAsGiven`). Absent when nothing changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub object_changes: Vec<ObjectChange>,
 }
 
 /// The target version of an input; an unsupported one is a diagnostic and the newest is used.
@@ -273,7 +283,7 @@ fn version_of(requested: Option<&str>, diagnostics: &mut Vec<Diagnostic>) -> Kub
 
 /// Evaluate an admission request against the supplied policies (the whole pipeline).
 pub fn evaluate(input: &EvaluateInput) -> EvaluateResult {
-    let options = PolicySetOptions { kubernetes_version: input.kubernetes_version.clone() };
+    let options = PolicySetOptions::of(input);
     let set = compile(&input.manifests, &options);
     evaluate_with(&set, &RequestDocuments::from_input(input))
 }
@@ -285,6 +295,18 @@ pub fn evaluate(input: &EvaluateInput) -> EvaluateResult {
 pub struct PolicySetOptions {
     /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
+    /// Evaluate objects exactly as given, not as the apiserver stores them.
+    pub objects_as_given: bool,
+}
+
+impl PolicySetOptions {
+    /// The set options of an `evaluate` input.
+    pub fn of(input: &EvaluateInput) -> Self {
+        PolicySetOptions {
+            kubernetes_version: input.kubernetes_version.clone(),
+            objects_as_given: input.objects_as_given,
+        }
+    }
 }
 
 /// Load, validate and compile manifests once (`new PolicySet`). An unsupported
@@ -292,7 +314,7 @@ pub struct PolicySetOptions {
 pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
     let mut diagnostics = Vec::new();
     let version = version_of(options.kubernetes_version.as_deref(), &mut diagnostics);
-    let mut set = PolicySet::new(&manifests.to_text(), version);
+    let mut set = PolicySet::with_objects(&manifests.to_text(), version, !options.objects_as_given);
     diagnostics.append(&mut set.diagnostics);
     set.diagnostics = diagnostics;
     set
@@ -349,6 +371,17 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
     if old_object.is_some() {
         input.old_object = old_object;
     }
+    let mut object_changes = set.object_changes.clone();
+    if set.normalize_objects {
+        for (value, label) in [(&mut input.object, "object"), (&mut input.old_object, "oldObject")]
+        {
+            if let Some(v) = value.as_mut() {
+                let n = crate::objects::normalize(v, set.version, &set.manifests.crds, label);
+                object_changes.extend(n.changes);
+                diagnostics.extend(n.diagnostics);
+            }
+        }
+    }
     let catalog = set.manifests.catalog();
     let (request, derived) = derive_request(&input, &catalog);
     diagnostics.extend(derived);
@@ -360,6 +393,7 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
             policies: Vec::new(),
             diagnostics,
             kubernetes_version,
+            object_changes,
         };
     };
     let out = dispatch(set, &request);
@@ -370,6 +404,7 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
         policies: out.policies,
         diagnostics,
         kubernetes_version,
+        object_changes,
     }
 }
 
@@ -386,7 +421,7 @@ pub struct TypecheckResult {
 
 /// Parse and check every expression of the supplied policies; no evaluation.
 pub fn typecheck(input: &EvaluateInput) -> TypecheckResult {
-    let options = PolicySetOptions { kubernetes_version: input.kubernetes_version.clone() };
+    let options = PolicySetOptions::of(input);
     let set = compile(&input.manifests, &options);
     TypecheckResult { diagnostics: set.diagnostics, kubernetes_version: set.version.to_string() }
 }
@@ -777,7 +812,7 @@ mod tests {
     fn unsupported_version_is_the_first_diagnostic_of_a_set() {
         let set = compile(
             &Manifests::Text(String::new()),
-            &PolicySetOptions { kubernetes_version: Some("1.2".into()) },
+            &PolicySetOptions { kubernetes_version: Some("1.2".into()), ..Default::default() },
         );
         assert_eq!(set.version, KubeVersion::NEWEST);
         assert_eq!(set.diagnostics[0].code, "unsupported-kubernetes-version");

@@ -60,7 +60,7 @@ pub fn evaluate(
 ) -> Result<JsValue, JsError> {
     panic_hook();
     let input: EvaluateInput = input_arg("evaluate(input)", &input)?;
-    let options = PolicySetOptions { kubernetes_version: input.kubernetes_version.clone() };
+    let options = PolicySetOptions::of(&input);
     let set = api::compile(&input.manifests, &options);
     let docs = RequestDocuments::from_input(&input);
     let result = api::evaluate_with(&set, &docs);

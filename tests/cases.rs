@@ -44,6 +44,7 @@ pub fn case_input(dir: &Path) -> (EvaluateInput, Value) {
     }
     input.kubernetes_version =
         case.get("kubernetesVersion").and_then(Value::as_str).map(str::to_string);
+    input.objects_as_given = case.get("objectsAsGiven") == Some(&Value::Bool(true));
     (input, case)
 }
 
