@@ -14,7 +14,8 @@ Inputs (nothing is downloaded; sources stay outside the repository):
   --apimachinery DIR  a git clone of github.com/kubernetes/apimachinery (pkg/apis/meta/v1)
   --defaults DIR      optional: kubernetes/kubernetes pkg/apis/<group>/<version>/defaults.go files laid out
                       as DIR/<minor>/<group>/<version>/defaults.go (or DIR/<group>/<version>/defaults.go
-                      for all versions); their SetDefaults_* names go into data/objects/setdefaults.txt
+                      for all versions); their SetDefaults_* names go into data/objects/setdefaults.txt,
+                      with DIR/SOURCES (where the files came from) as its header
   --check             compare with the committed files instead of writing them (exit 1 on a difference)
 
 Output format (types.txt), one line per type over all versions:
@@ -351,8 +352,11 @@ def main():
     body = [f"{m:x} {l}" for l, m in sorted(lines.items(), key=lambda kv: kv[0])]
     outputs = {"types.txt": "\n".join(header + body) + "\n"}
     if a.defaults:
+        sources = os.path.join(a.defaults, "SOURCES")
+        notes = ["# " + l for l in open(sources).read().splitlines()] if os.path.exists(sources) else []
         outputs["setdefaults.txt"] = "\n".join(
             ["# SetDefaults_* functions of kubernetes/kubernetes pkg/apis/<group>/<version>/defaults.go, per version mask (scripts/gen-objects.py)"]
+            + notes
             + [f"{m:02x} {l}" for l, m in sorted(sd_lines.items())]) + "\n"
     bad = False
     for name, text in outputs.items():

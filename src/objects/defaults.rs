@@ -910,3 +910,32 @@ mod tests {
         assert_eq!(image_tag("nginx:latest"), "latest");
     }
 }
+
+#[cfg(test)]
+mod coverage {
+    use super::{NOT_PORTED, PORTED};
+
+    /// Every `SetDefaults_*` function upstream has (as `scripts/gen-objects.py --defaults`
+    /// recorded them in `data/objects/setdefaults.txt`) is ported or listed as not ported, and
+    /// the port claims no function upstream does not have.
+    #[test]
+    fn every_upstream_defaulting_function_is_ported_or_listed() {
+        let listed = include_str!("../../data/objects/setdefaults.txt");
+        let upstream: Vec<(&str, &str)> = listed
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| {
+                let mut parts = l.split(' ').skip(1);
+                Some((parts.next()?, parts.next()?))
+            })
+            .collect();
+        assert!(upstream.len() > 40, "{} functions listed", upstream.len());
+        let known = |gv: &str, f: &str| {
+            PORTED.contains(&(gv, f)) || NOT_PORTED.iter().any(|(g, n, _)| (*g, *n) == (gv, f))
+        };
+        let missing: Vec<_> = upstream.iter().filter(|(gv, f)| !known(gv, f)).collect();
+        assert!(missing.is_empty(), "upstream defaulting functions not ported: {missing:?}");
+        let stale: Vec<_> = PORTED.iter().filter(|p| !upstream.contains(p)).collect();
+        assert!(stale.is_empty(), "ported functions upstream does not have: {stale:?}");
+    }
+}
