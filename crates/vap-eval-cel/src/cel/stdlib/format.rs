@@ -288,6 +288,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::approx_constant)] // 2.71828 is the upstream test's input, not e
     fn clauses() {
         let s = |x: &str| Value::string(x);
         assert_eq!(format("%s and %d", &[s("a"), Value::Int(1)]).unwrap(), "a and 1");
