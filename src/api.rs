@@ -36,6 +36,7 @@ pub struct EvaluateInput {
     pub kubernetes_version: Option<String>,
     /// Evaluate `object`, `oldObject`, params and namespace objects exactly as given, instead of
     /// as the apiserver decodes, defaults and stores them (the default; see `objectChanges`).
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub objects_as_given: bool,
 }
 
@@ -296,6 +297,7 @@ pub struct PolicySetOptions {
     /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
     /// Evaluate objects exactly as given, not as the apiserver stores them.
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub objects_as_given: bool,
 }
 

@@ -78,398 +78,368 @@ pub const NOT_PORTED: &[(&str, &str, &str)] = &[
     ("core/v1", "SetDefaults_PodLogOptions", "not an object admission sees (a subresource's options)"),
 ];
 
-/// A relative path step inside the struct being defaulted.
-#[derive(Clone, Copy)]
-enum P<'a> {
-    /// A struct field.
-    K(&'a str),
-    /// A map key.
-    M(&'a str),
-    /// A list index.
-    I(usize),
-}
+/// Declarative form of the simple defaults: `(type, path, when, value, guard)`.
+///
+/// - `path`: field names separated by spaces, relative to the struct of `type`; `*` is every
+///   element of a list, a number one element, `#key` a map key;
+/// - `when`: `n` — the field is nil (absent); `e` — it is nil or holds its zero value (`""`,
+///   `0`, `false`, an empty list); (`o`, for code only: always);
+/// - `value`: JSON text;
+/// - `guard`: conditions joined by `&`, all must hold: `path=text` (the string at path, `""`
+///   when absent), `path!` (present and not empty), `path-` (absent), `?Type.field` (the
+///   version's type has the field). Rows of one type run in order.
+type Rule = (&'static str, &'static str, u8, &'static str, &'static str);
 
-fn get<'v>(m: &'v Map<String, Json>, path: &[P]) -> Option<&'v Json> {
-    let (first, rest) = path.split_first()?;
-    let mut cur = match first {
-        P::K(k) | P::M(k) => m.get(*k)?,
-        P::I(_) => return None,
-    };
-    for p in rest {
-        cur = match (p, cur) {
-            (P::K(k) | P::M(k), Json::Object(o)) => o.get(*k)?,
-            (P::I(i), Json::Array(a)) => a.get(*i)?,
-            _ => return None,
-        };
+#[rustfmt::skip]
+const RULES: &[Rule] = &[
+    // core/v1 defaults.go
+    ("core.v1.HTTPGetAction", "path", b'e', "\"/\"", ""), // SetDefaults_HTTPGetAction
+    ("core.v1.HTTPGetAction", "scheme", b'e', "\"HTTP\"", ""),
+    ("core.v1.SecretVolumeSource", "defaultMode", b'n', "420", ""), // SetDefaults_SecretVolumeSource (0644)
+    ("core.v1.ConfigMapVolumeSource", "defaultMode", b'n', "420", ""), // SetDefaults_ConfigMapVolumeSource
+    ("core.v1.DownwardAPIVolumeSource", "defaultMode", b'n', "420", ""), // SetDefaults_DownwardAPIVolumeSource
+    ("core.v1.ProjectedVolumeSource", "defaultMode", b'n', "420", ""), // SetDefaults_ProjectedVolumeSource
+    ("core.v1.ServiceAccountTokenProjection", "expirationSeconds", b'n', "3600", ""), // SetDefaults_ServiceAccountTokenProjection
+    ("core.v1.Secret", "type", b'e', "\"Opaque\"", ""), // SetDefaults_Secret
+    ("core.v1.ConfigMap", "data", b'n', "{}", "?core.v1.ConfigMap.data"), // SetDefaults_ConfigMap
+    ("core.v1.HostPathVolumeSource", "type", b'n', "\"\"", ""), // SetDefaults_HostPathVolumeSource (HostPathUnset)
+    ("core.v1.PersistentVolume", "status phase", b'e', "\"Pending\"", ""), // SetDefaults_PersistentVolume
+    ("core.v1.PersistentVolume", "spec persistentVolumeReclaimPolicy", b'e', "\"Retain\"", ""),
+    ("core.v1.PersistentVolume", "spec volumeMode", b'n', "\"Filesystem\"", ""),
+    ("core.v1.PersistentVolumeClaim", "status phase", b'e', "\"Pending\"", ""), // SetDefaults_PersistentVolumeClaim
+    ("core.v1.PersistentVolumeClaimSpec", "volumeMode", b'n', "\"Filesystem\"", ""), // SetDefaults_PersistentVolumeClaimSpec
+    ("core.v1.Endpoints", "subsets * ports * protocol", b'e', "\"TCP\"", ""), // SetDefaults_Endpoints
+    ("core.v1.NamespaceStatus", "phase", b'e', "\"Active\"", ""), // SetDefaults_NamespaceStatus
+    ("core.v1.ObjectFieldSelector", "apiVersion", b'e', "\"v1\"", ""), // SetDefaults_ObjectFieldSelector
+    ("core.v1.Container", "terminationMessagePath", b'e', "\"/dev/termination-log\"", ""), // SetDefaults_Container
+    ("core.v1.Container", "terminationMessagePolicy", b'e', "\"File\"", ""),
+    ("core.v1.EphemeralContainer", "terminationMessagePath", b'e', "\"/dev/termination-log\"", ""), // SetDefaults_EphemeralContainer
+    ("core.v1.EphemeralContainer", "terminationMessagePolicy", b'e', "\"File\"", ""),
+    ("core.v1.Pod", "spec enableServiceLinks", b'n', "true", ""), // SetDefaults_Pod
+    ("core.v1.PodSpec", "dnsPolicy", b'e', "\"ClusterFirst\"", ""), // SetDefaults_PodSpec
+    ("core.v1.PodSpec", "restartPolicy", b'e', "\"Always\"", ""),
+    ("core.v1.PodSpec", "securityContext", b'n', "{}", ""),
+    ("core.v1.PodSpec", "terminationGracePeriodSeconds", b'n', "30", ""),
+    ("core.v1.PodSpec", "schedulerName", b'e', "\"default-scheduler\"", ""),
+    ("core.v1.Probe", "timeoutSeconds", b'e', "1", ""), // SetDefaults_Probe
+    ("core.v1.Probe", "periodSeconds", b'e', "10", ""),
+    ("core.v1.Probe", "successThreshold", b'e', "1", ""),
+    ("core.v1.Probe", "failureThreshold", b'e', "3", ""),
+    ("core.v1.Service", "spec sessionAffinity", b'e', "\"None\"", ""), // SetDefaults_Service
+    ("core.v1.Service", "spec sessionAffinityConfig", b'n', "{\"clientIP\":{\"timeoutSeconds\":10800}}", "spec sessionAffinity=ClientIP"),
+    ("core.v1.Service", "spec sessionAffinityConfig clientIP timeoutSeconds", b'n', "10800", "spec sessionAffinity=ClientIP"),
+    ("core.v1.Service", "spec type", b'e', "\"ClusterIP\"", ""),
+    ("core.v1.Service", "spec ports * protocol", b'e', "\"TCP\"", ""),
+    ("core.v1.Service", "spec externalTrafficPolicy", b'e', "\"Cluster\"", "spec type=LoadBalancer"),
+    ("core.v1.Service", "spec externalTrafficPolicy", b'e', "\"Cluster\"", "spec type=NodePort"),
+    ("core.v1.Service", "spec externalTrafficPolicy", b'e', "\"Cluster\"", "spec type=ClusterIP&spec externalIPs!"),
+    ("core.v1.Service", "spec internalTrafficPolicy", b'n', "\"Cluster\"", "spec type=ClusterIP"),
+    ("core.v1.Service", "spec internalTrafficPolicy", b'n', "\"Cluster\"", "spec type=NodePort"),
+    ("core.v1.Service", "spec internalTrafficPolicy", b'n', "\"Cluster\"", "spec type=LoadBalancer"),
+    ("core.v1.Service", "spec allocateLoadBalancerNodePorts", b'n', "true", "spec type=LoadBalancer"),
+    // apps/v1 defaults.go
+    ("apps.v1.Deployment", "spec replicas", b'n', "1", ""), // SetDefaults_Deployment
+    ("apps.v1.Deployment", "spec strategy type", b'e', "\"RollingUpdate\"", ""),
+    ("apps.v1.Deployment", "spec strategy rollingUpdate maxUnavailable", b'n', "\"25%\"", "spec strategy type=RollingUpdate"),
+    ("apps.v1.Deployment", "spec strategy rollingUpdate maxSurge", b'n', "\"25%\"", "spec strategy type=RollingUpdate"),
+    ("apps.v1.Deployment", "spec revisionHistoryLimit", b'n', "10", ""),
+    ("apps.v1.Deployment", "spec progressDeadlineSeconds", b'n', "600", ""),
+    ("apps.v1.DaemonSet", "spec updateStrategy type", b'e', "\"RollingUpdate\"", ""), // SetDefaults_DaemonSet
+    ("apps.v1.DaemonSet", "spec updateStrategy rollingUpdate maxUnavailable", b'n', "1", "spec updateStrategy type=RollingUpdate"),
+    ("apps.v1.DaemonSet", "spec updateStrategy rollingUpdate maxSurge", b'n', "0", "spec updateStrategy type=RollingUpdate"),
+    ("apps.v1.DaemonSet", "spec revisionHistoryLimit", b'n', "10", ""),
+    ("apps.v1.StatefulSet", "spec podManagementPolicy", b'e', "\"OrderedReady\"", ""), // SetDefaults_StatefulSet
+    ("apps.v1.StatefulSet", "spec updateStrategy rollingUpdate", b'n', "{}", "spec updateStrategy type="),
+    ("apps.v1.StatefulSet", "spec updateStrategy type", b'e', "\"RollingUpdate\"", ""),
+    ("apps.v1.StatefulSet", "spec updateStrategy rollingUpdate partition", b'n', "0", "spec updateStrategy type=RollingUpdate&spec updateStrategy rollingUpdate!"),
+    ("apps.v1.StatefulSet", "spec persistentVolumeClaimRetentionPolicy whenDeleted", b'e', "\"Retain\"", ""),
+    ("apps.v1.StatefulSet", "spec persistentVolumeClaimRetentionPolicy whenScaled", b'e', "\"Retain\"", ""),
+    ("apps.v1.StatefulSet", "spec replicas", b'n', "1", ""),
+    ("apps.v1.StatefulSet", "spec revisionHistoryLimit", b'n', "10", ""),
+    ("apps.v1.ReplicaSet", "spec replicas", b'n', "1", ""), // SetDefaults_ReplicaSet
+    // batch/v1 defaults.go
+    ("batch.v1.Job", "spec completions", b'n', "1", "spec parallelism-"), // SetDefaults_Job
+    ("batch.v1.Job", "spec parallelism", b'n', "1", ""),
+    ("batch.v1.Job", "spec backoffLimit", b'n', "2147483647", "spec backoffLimitPerIndex!"),
+    ("batch.v1.Job", "spec backoffLimit", b'n', "6", ""),
+    ("batch.v1.Job", "spec completionMode", b'n', "\"NonIndexed\"", ""),
+    ("batch.v1.Job", "spec suspend", b'n', "false", ""),
+    ("batch.v1.Job", "spec podReplacementPolicy", b'n', "\"Failed\"", "?batch.v1.JobSpec.podReplacementPolicy&spec podFailurePolicy!"),
+    ("batch.v1.Job", "spec podReplacementPolicy", b'n', "\"TerminatingOrFailed\"", "?batch.v1.JobSpec.podReplacementPolicy"),
+    ("batch.v1.CronJob", "spec concurrencyPolicy", b'e', "\"Allow\"", ""), // SetDefaults_CronJob
+    ("batch.v1.CronJob", "spec suspend", b'n', "false", ""),
+    ("batch.v1.CronJob", "spec successfulJobsHistoryLimit", b'n', "3", ""),
+    ("batch.v1.CronJob", "spec failedJobsHistoryLimit", b'n', "1", ""),
+    ("batch.v1.PodFailurePolicyOnPodConditionsPattern", "status", b'e', "\"True\"", ""), // SetDefaults_PodFailurePolicyOnPodConditionsPattern
+    // rbac/v1 defaults.go
+    ("rbac.v1.ClusterRoleBinding", "roleRef apiGroup", b'e', "\"rbac.authorization.k8s.io\"", ""), // SetDefaults_ClusterRoleBinding
+    ("rbac.v1.RoleBinding", "roleRef apiGroup", b'e', "\"rbac.authorization.k8s.io\"", ""), // SetDefaults_RoleBinding
+    ("rbac.v1.Subject", "apiGroup", b'e', "\"rbac.authorization.k8s.io\"", "kind=User"), // SetDefaults_Subject
+    ("rbac.v1.Subject", "apiGroup", b'e', "\"rbac.authorization.k8s.io\"", "kind=Group"),
+    // networking/v1 defaults.go
+    ("networking.v1.NetworkPolicyPort", "protocol", b'n', "\"TCP\"", ""), // SetDefaults_NetworkPolicyPort
+    ("networking.v1.NetworkPolicy", "spec policyTypes", b'e', "[\"Ingress\",\"Egress\"]", "spec egress!"), // SetDefaults_NetworkPolicy
+    ("networking.v1.NetworkPolicy", "spec policyTypes", b'e', "[\"Ingress\"]", ""),
+    ("networking.v1.IngressClass", "spec parameters scope", b'n', "\"Cluster\"", "spec parameters!"), // SetDefaults_IngressClass
+    // storage/v1 defaults.go
+    ("storage.v1.StorageClass", "reclaimPolicy", b'n', "\"Delete\"", ""), // SetDefaults_StorageClass
+    ("storage.v1.StorageClass", "volumeBindingMode", b'n', "\"Immediate\"", ""),
+    ("storage.v1.CSIDriver", "spec attachRequired", b'n', "true", ""), // SetDefaults_CSIDriver (its gates are GA)
+    ("storage.v1.CSIDriver", "spec podInfoOnMount", b'n', "false", ""),
+    ("storage.v1.CSIDriver", "spec storageCapacity", b'n', "false", ""),
+    ("storage.v1.CSIDriver", "spec fsGroupPolicy", b'n', "\"ReadWriteOnceWithFSType\"", ""),
+    ("storage.v1.CSIDriver", "spec volumeLifecycleModes", b'e', "[\"Persistent\"]", ""),
+    ("storage.v1.CSIDriver", "spec requiresRepublish", b'n', "false", ""),
+    // autoscaling/v2 defaults.go
+    ("autoscaling.v2.HorizontalPodAutoscaler", "spec minReplicas", b'n', "1", ""), // SetDefaults_HorizontalPodAutoscaler
+    ("autoscaling.v2.HorizontalPodAutoscaler", "spec metrics", b'e', "[{\"type\":\"Resource\",\"resource\":{\"name\":\"cpu\",\"target\":{\"type\":\"Utilization\",\"averageUtilization\":80}}}]", ""),
+    // admissionregistration/v1 defaults.go: SetDefaults_ValidatingWebhook, SetDefaults_MutatingWebhook
+    ("admissionregistration.v1.ValidatingWebhook", "failurePolicy", b'n', "\"Fail\"", ""),
+    ("admissionregistration.v1.ValidatingWebhook", "matchPolicy", b'n', "\"Equivalent\"", ""),
+    ("admissionregistration.v1.ValidatingWebhook", "namespaceSelector", b'n', "{}", ""),
+    ("admissionregistration.v1.ValidatingWebhook", "objectSelector", b'n', "{}", ""),
+    ("admissionregistration.v1.ValidatingWebhook", "sideEffects", b'n', "\"Unknown\"", ""),
+    ("admissionregistration.v1.ValidatingWebhook", "timeoutSeconds", b'n', "30", ""),
+    ("admissionregistration.v1.ValidatingWebhook", "admissionReviewVersions", b'e', "[\"v1\"]", ""),
+    ("admissionregistration.v1.MutatingWebhook", "failurePolicy", b'n', "\"Fail\"", ""),
+    ("admissionregistration.v1.MutatingWebhook", "matchPolicy", b'n', "\"Equivalent\"", ""),
+    ("admissionregistration.v1.MutatingWebhook", "namespaceSelector", b'n', "{}", ""),
+    ("admissionregistration.v1.MutatingWebhook", "objectSelector", b'n', "{}", ""),
+    ("admissionregistration.v1.MutatingWebhook", "sideEffects", b'n', "\"Unknown\"", ""),
+    ("admissionregistration.v1.MutatingWebhook", "timeoutSeconds", b'n', "30", ""),
+    ("admissionregistration.v1.MutatingWebhook", "reinvocationPolicy", b'n', "\"Never\"", ""),
+    ("admissionregistration.v1.MutatingWebhook", "admissionReviewVersions", b'e', "[\"v1\"]", ""),
+    // SetDefaults_Rule, on Rule and the types that embed it (their fields are inlined)
+    ("admissionregistration.v1.Rule", "scope", b'n', "\"*\"", ""),
+    ("admissionregistration.v1.RuleWithOperations", "scope", b'n', "\"*\"", ""),
+    ("admissionregistration.v1.NamedRuleWithOperations", "scope", b'n', "\"*\"", ""),
+    ("admissionregistration.v1.ServiceReference", "port", b'n', "443", ""), // SetDefaults_ServiceReference
+    ("discovery.v1.EndpointPort", "name", b'n', "\"\"", ""), // SetDefaults_EndpointPort
+    ("discovery.v1.EndpointPort", "protocol", b'n', "\"TCP\"", ""),
+    ("scheduling.v1.PriorityClass", "preemptionPolicy", b'n', "\"PreemptLowerPriority\"", ""), // SetDefaults_PriorityClass
+];
+
+/// A path walked inside one struct: its steps as given, and the concrete steps reached.
+fn resolve<'v>(v: &'v Json, steps: &[&str]) -> Option<&'v Json> {
+    let mut cur = v;
+    for s in steps {
+        cur = cur.as_object()?.get(s.trim_start_matches('#'))?;
     }
     Some(cur)
 }
 
-/// The string at `path`, `""` when absent (a Go zero string).
-fn s<'v>(m: &'v Map<String, Json>, path: &[P]) -> &'v str {
-    get(m, path).and_then(Json::as_str).unwrap_or("")
-}
-
-fn len(m: &Map<String, Json>, path: &[P]) -> usize {
-    match get(m, path) {
-        Some(Json::Array(a)) => a.len(),
-        Some(Json::Object(o)) => o.len(),
-        _ => 0,
+/// The Go zero check of a decoded value (absent, "", 0, false, empty list or map).
+fn empty(v: Option<&Json>) -> bool {
+    match v {
+        None | Some(Json::Null) => true,
+        Some(Json::String(s)) => s.is_empty(),
+        Some(Json::Number(n)) => n.as_f64() == Some(0.0),
+        Some(Json::Bool(b)) => !b,
+        Some(Json::Array(a)) => a.is_empty(),
+        Some(Json::Object(_)) => false,
     }
 }
 
-fn nil(m: &Map<String, Json>, path: &[P]) -> bool {
-    get(m, path).is_none()
-}
-
-/// Set `path` to `value` (intermediate structs created), recorded as a default.
-fn set(w: &mut Walk, m: &mut Map<String, Json>, path: &[P], value: Json) {
-    let Some((last, parents)) = path.split_last() else { return };
-    let mut cur = m;
-    for p in parents {
-        let next = match p {
-            P::K(k) | P::M(k) => cur.entry(k.to_string()).or_insert_with(|| json!({})),
-            P::I(_) => return,
-        };
-        cur = match next {
-            Json::Object(o) => o,
-            _ => return,
-        };
-    }
-    // A list element on the path: only `I` directly before the last key is supported.
-    match last {
-        P::K(k) | P::M(k) => {
-            cur.insert(k.to_string(), value);
+fn guard_holds(w: &Walk, v: &Json, guard: &str) -> bool {
+    guard.split('&').filter(|g| !g.is_empty()).all(|g| {
+        if let Some(f) = g.strip_prefix('?') {
+            let (ty, field) = f.rsplit_once('.').unwrap_or((f, ""));
+            return w.model.has_field(ty, field);
         }
-        P::I(_) => return,
-    }
-    let segs: Vec<Seg> = path
-        .iter()
-        .map(|p| match p {
-            P::K(k) | P::M(k) => Seg::Key(k.to_string()),
-            P::I(i) => Seg::Index(*i),
-        })
-        .collect();
-    let maps: Vec<bool> = path.iter().map(|p| matches!(p, P::M(_))).collect();
-    w.event_rel(&segs, &maps, ChangeReason::Default);
+        if let Some(p) = g.strip_suffix('!') {
+            return !empty(resolve(v, &p.split(' ').collect::<Vec<_>>()));
+        }
+        if let Some(p) = g.strip_suffix('-') {
+            return resolve(v, &p.split(' ').collect::<Vec<_>>()).is_none();
+        }
+        let (p, want) = g.split_once('=').unwrap_or((g, ""));
+        let got = resolve(v, &p.split(' ').collect::<Vec<_>>()).and_then(Json::as_str);
+        got.unwrap_or("") == want
+    })
 }
 
-/// Set `key` of the list element `list[i]` (a struct) to `value`.
-fn set_in_list(
+/// Apply one rule below `v` (the struct, or a value inside it), expanding `*` over lists.
+fn apply_rule(
     w: &mut Walk,
-    m: &mut Map<String, Json>,
-    list: &[P],
-    i: usize,
-    key: &str,
-    value: Json,
+    v: &mut Json,
+    steps: &[&str],
+    at: &mut Vec<Seg>,
+    maps: &mut Vec<bool>,
+    when: u8,
+    value: &str,
 ) {
-    let Some(Json::Object(item)) = get_mut(m, list).and_then(|l| l.get_mut(i)) else { return };
-    item.insert(key.to_string(), value);
-    let mut segs: Vec<Seg> = list
-        .iter()
-        .map(|p| match p {
-            P::K(k) | P::M(k) => Seg::Key(k.to_string()),
-            P::I(i) => Seg::Index(*i),
-        })
-        .collect();
-    segs.push(Seg::Index(i));
-    segs.push(Seg::Key(key.to_string()));
-    w.event_rel(&segs, &[], ChangeReason::Default);
-}
-
-fn get_mut<'v>(m: &'v mut Map<String, Json>, path: &[P]) -> Option<&'v mut Json> {
-    let (first, rest) = path.split_first()?;
-    let mut cur = match first {
-        P::K(k) | P::M(k) => m.get_mut(*k)?,
-        P::I(_) => return None,
-    };
-    for p in rest {
-        cur = match (p, cur) {
-            (P::K(k) | P::M(k), Json::Object(o)) => o.get_mut(*k)?,
-            (P::I(i), Json::Array(a)) => a.get_mut(*i)?,
-            _ => return None,
-        };
+    let Some((first, rest)) = steps.split_first() else { return };
+    if *first == "*" {
+        let Json::Array(items) = v else { return };
+        for (i, item) in items.iter_mut().enumerate() {
+            at.push(Seg::Index(i));
+            maps.push(false);
+            apply_rule(w, item, rest, at, maps, when, value);
+            at.pop();
+            maps.pop();
+        }
+        return;
     }
-    Some(cur)
+    if let (Json::Array(items), Ok(i)) = (&mut *v, first.parse::<usize>()) {
+        if let Some(item) = items.get_mut(i) {
+            at.push(Seg::Index(i));
+            maps.push(false);
+            apply_rule(w, item, rest, at, maps, when, value);
+            at.pop();
+            maps.pop();
+        }
+        return;
+    }
+    let map_key = first.starts_with('#');
+    let key = first.trim_start_matches('#');
+    let Json::Object(m) = v else { return };
+    at.push(Seg::Key(key.to_string()));
+    maps.push(map_key);
+    if rest.is_empty() {
+        let unset = when == b'o'
+            || match m.get(key) {
+                None => true,
+                Some(cur) => when == b'e' && empty(Some(cur)),
+            };
+        if unset {
+            if let Ok(val) = serde_json::from_str::<Json>(value) {
+                m.insert(key.to_string(), val);
+                w.event_rel(at, maps, ChangeReason::Default);
+            }
+        }
+    } else {
+        let child = m.entry(key.to_string()).or_insert_with(|| Json::Object(Map::new()));
+        apply_rule(w, child, rest, at, maps, when, value);
+    }
+    at.pop();
+    maps.pop();
 }
 
-/// `SetDefaults_<T>` for struct type `ty` (qualified, `core.v1.Container`), if there is one.
-// One arm per upstream function, its body the function's: a guard would pull the function's
-// first condition into the arm's pattern.
-#[allow(clippy::collapsible_match)]
+/// Set `path` (space-separated, relative to the struct) to `value`, recorded as a default.
+fn set(w: &mut Walk, v: &mut Json, path: &str, value: Json) {
+    let steps: Vec<&str> = path.split(' ').collect();
+    let (mut at, mut maps) = (Vec::new(), Vec::new());
+    let text = value.to_string();
+    apply_rule(w, v, &steps, &mut at, &mut maps, b'n', &text);
+}
+
+/// `SetDefaults_<T>` for struct type `ty` (qualified, `core.v1.Container`), if there is one:
+/// the type's [`RULES`], then the defaults that need code.
 pub fn apply(w: &mut Walk, ty: &str, m: &mut Map<String, Json>) {
+    let mut v = Json::Object(std::mem::take(m));
+    for (_, path, when, value, guard) in RULES.iter().filter(|r| r.0 == ty) {
+        if guard_holds(w, &v, guard) {
+            let steps: Vec<&str> = path.split(' ').collect();
+            let (mut at, mut maps) = (Vec::new(), Vec::new());
+            apply_rule(w, &mut v, &steps, &mut at, &mut maps, *when, value);
+        }
+    }
+    coded(w, ty, &mut v);
+    if let Json::Object(o) = v {
+        *m = o;
+    }
+}
+
+fn str_at<'v>(v: &'v Json, path: &str) -> &'v str {
+    resolve(v, &path.split(' ').collect::<Vec<_>>()).and_then(Json::as_str).unwrap_or("")
+}
+
+/// The defaults that compute their value.
+fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
     match ty {
-        "core.v1.Container" | "core.v1.EphemeralContainer" => container(w, m),
-        "core.v1.Pod" => pod(w, m),
-        "core.v1.PodSpec" => pod_spec(w, m),
-        "core.v1.Probe" => probe(w, m),
-        "core.v1.HTTPGetAction" => {
-            // SetDefaults_HTTPGetAction
-            if s(m, &[P::K("path")]).is_empty() {
-                set(w, m, &[P::K("path")], json!("/"));
-            }
-            if s(m, &[P::K("scheme")]).is_empty() {
-                set(w, m, &[P::K("scheme")], json!("HTTP"));
+        // SetDefaults_Container: `Always` for the `latest` tag (also when no tag is given).
+        "core.v1.Container" | "core.v1.EphemeralContainer"
+            if str_at(v, "imagePullPolicy").is_empty() =>
+        {
+            let policy =
+                if image_tag(str_at(v, "image")) == "latest" { "Always" } else { "IfNotPresent" };
+            set(w, v, "imagePullPolicy", json!(policy));
+        }
+        "core.v1.Pod" => pod(w, v),
+        // SetDefaults_Volume: no source at all is an emptyDir.
+        "core.v1.Volume" if v.as_object().is_some_and(|m| m.keys().all(|k| k == "name")) => {
+            set(w, v, "emptyDir", json!({}));
+        }
+        // SetDefaults_Namespace: the kubernetes.io/metadata.name label.
+        "core.v1.Namespace" => {
+            let name = str_at(v, "metadata name").to_string();
+            if !name.is_empty() && str_at(v, "metadata labels #kubernetes.io/metadata.name") != name
+            {
+                let steps = ["metadata", "labels", "#kubernetes.io/metadata.name"];
+                let (mut at, mut maps) = (Vec::new(), Vec::new());
+                apply_rule(w, v, &steps, &mut at, &mut maps, b'o', &json!(name).to_string());
             }
         }
-        // SetDefaults_{Secret,ConfigMap,DownwardAPI,Projected}VolumeSource: 0644.
-        "core.v1.SecretVolumeSource"
-        | "core.v1.ConfigMapVolumeSource"
-        | "core.v1.DownwardAPIVolumeSource"
-        | "core.v1.ProjectedVolumeSource" => {
-            if nil(m, &[P::K("defaultMode")]) {
-                set(w, m, &[P::K("defaultMode")], json!(0o644));
+        // SetDefaults_NodeStatus: allocatable is the capacity when not given.
+        "core.v1.NodeStatus" => {
+            if let (None, Some(c)) = (v.get("allocatable"), v.get("capacity").cloned()) {
+                set(w, v, "allocatable", c);
             }
         }
-        "core.v1.ServiceAccountTokenProjection" => {
-            // SetDefaults_ServiceAccountTokenProjection: one hour.
-            if nil(m, &[P::K("expirationSeconds")]) {
-                set(w, m, &[P::K("expirationSeconds")], json!(3600));
+        // SetDefaults_ReplicationController and SetDefaults_Job: labels (and the RC's
+        // selector) from the pod template's labels.
+        "core.v1.ReplicationController" | "batch.v1.Job" => {
+            if let Some(l) = resolve(v, &["spec", "template", "metadata", "labels"]).cloned() {
+                if ty == "core.v1.ReplicationController" && empty_map(v, "spec selector") {
+                    set(w, v, "spec selector", l.clone());
+                }
+                if empty_map(v, "metadata labels") {
+                    set(w, v, "metadata labels", l);
+                }
             }
         }
-        "core.v1.Secret" => {
-            // SetDefaults_Secret
-            if s(m, &[P::K("type")]).is_empty() {
-                set(w, m, &[P::K("type")], json!("Opaque"));
+        // SetDefaults_Service: targetPort is the port when zero or empty; ipMode VIP.
+        "core.v1.Service" => {
+            let n = v.pointer("/spec/ports").and_then(Json::as_array).map_or(0, Vec::len);
+            for i in 0..n {
+                let port = v.pointer(&format!("/spec/ports/{i}")).cloned().unwrap_or_default();
+                let target = port.get("targetPort");
+                if target.is_none() || target == Some(&json!(0)) || target == Some(&json!("")) {
+                    set(
+                        w,
+                        v,
+                        &format!("spec ports {i} targetPort"),
+                        port.get("port").cloned().unwrap_or(json!(0)),
+                    );
+                }
             }
-        }
-        "core.v1.ConfigMap" => {
-            // SetDefaults_ConfigMap: an empty map (omitempty: the converter drops it again).
-            if nil(m, &[P::K("data")]) && w.model.has_field(ty, "data") {
-                m.insert("data".into(), json!({}));
+            if str_at(v, "spec sessionAffinity") == "None" {
+                if let Some(Json::Object(spec)) = v.get_mut("spec") {
+                    if spec.remove("sessionAffinityConfig").is_some() {
+                        let at =
+                            [Seg::Key("spec".into()), Seg::Key("sessionAffinityConfig".into())];
+                        w.event_rel(&at, &[], ChangeReason::Default);
+                    }
+                }
             }
-        }
-        "core.v1.Volume" => {
-            // SetDefaults_Volume: no source at all is an emptyDir.
-            if m.keys().all(|k| k == "name") {
-                set(w, m, &[P::K("emptyDir")], json!({}));
-            }
-        }
-        "core.v1.HostPathVolumeSource" => {
-            // SetDefaults_HostPathVolumeSource: HostPathUnset ("").
-            if nil(m, &[P::K("type")]) {
-                set(w, m, &[P::K("type")], json!(""));
-            }
-        }
-        "core.v1.PersistentVolume" => {
-            // SetDefaults_PersistentVolume
-            if s(m, &[P::K("status"), P::K("phase")]).is_empty() {
-                set(w, m, &[P::K("status"), P::K("phase")], json!("Pending"));
-            }
-            if s(m, &[P::K("spec"), P::K("persistentVolumeReclaimPolicy")]).is_empty() {
-                set(w, m, &[P::K("spec"), P::K("persistentVolumeReclaimPolicy")], json!("Retain"));
-            }
-            if nil(m, &[P::K("spec"), P::K("volumeMode")]) {
-                set(w, m, &[P::K("spec"), P::K("volumeMode")], json!("Filesystem"));
-            }
-        }
-        "core.v1.PersistentVolumeClaim" => {
-            // SetDefaults_PersistentVolumeClaim
-            if s(m, &[P::K("status"), P::K("phase")]).is_empty() {
-                set(w, m, &[P::K("status"), P::K("phase")], json!("Pending"));
-            }
-        }
-        "core.v1.PersistentVolumeClaimSpec" => {
-            // SetDefaults_PersistentVolumeClaimSpec
-            if nil(m, &[P::K("volumeMode")]) {
-                set(w, m, &[P::K("volumeMode")], json!("Filesystem"));
-            }
-        }
-        "core.v1.Endpoints" => {
-            // SetDefaults_Endpoints: every subset port's protocol TCP.
-            for i in 0..len(m, &[P::K("subsets")]) {
-                let ports = [P::K("subsets"), P::I(i), P::K("ports")];
-                for j in 0..len(m, &ports) {
-                    if s(m, &[P::K("subsets"), P::I(i), P::K("ports"), P::I(j), P::K("protocol")])
-                        .is_empty()
-                    {
-                        set_in_list(w, m, &ports, j, "protocol", json!("TCP"));
+            if str_at(v, "spec type") == "LoadBalancer"
+                && w.model.has_field("core.v1.LoadBalancerIngress", "ipMode")
+            {
+                let n = v
+                    .pointer("/status/loadBalancer/ingress")
+                    .and_then(Json::as_array)
+                    .map_or(0, Vec::len);
+                for i in 0..n {
+                    let ing = v
+                        .pointer(&format!("/status/loadBalancer/ingress/{i}"))
+                        .cloned()
+                        .unwrap_or_default();
+                    if !empty(ing.get("ip")) && ing.get("ipMode").is_none() {
+                        set(w, v, &format!("status loadBalancer ingress {i} ipMode"), json!("VIP"));
                     }
                 }
             }
         }
-        "core.v1.Namespace" => {
-            // SetDefaults_Namespace: the kubernetes.io/metadata.name label.
-            let name = s(m, &[P::K("metadata"), P::K("name")]).to_string();
-            if !name.is_empty()
-                && s(m, &[P::K("metadata"), P::K("labels"), P::M("kubernetes.io/metadata.name")])
-                    != name
-            {
-                let path = [P::K("metadata"), P::K("labels"), P::M("kubernetes.io/metadata.name")];
-                set(w, m, &path, json!(name));
-            }
-        }
-        "core.v1.NamespaceStatus" => {
-            // SetDefaults_NamespaceStatus
-            if s(m, &[P::K("phase")]).is_empty() {
-                set(w, m, &[P::K("phase")], json!("Active"));
-            }
-        }
-        "core.v1.NodeStatus" => {
-            // SetDefaults_NodeStatus: allocatable is the capacity when not given.
-            if nil(m, &[P::K("allocatable")]) {
-                if let Some(c) = get(m, &[P::K("capacity")]).cloned() {
-                    set(w, m, &[P::K("allocatable")], c);
-                }
-            }
-        }
-        "core.v1.ObjectFieldSelector" => {
-            // SetDefaults_ObjectFieldSelector
-            if s(m, &[P::K("apiVersion")]).is_empty() {
-                set(w, m, &[P::K("apiVersion")], json!("v1"));
-            }
-        }
-        "core.v1.LimitRangeItem" => limit_range_item(w, m),
-        "core.v1.ReplicationController" => {
-            // SetDefaults_ReplicationController: selector and labels from the template's labels.
-            if let Some(labels) =
-                get(m, &[P::K("spec"), P::K("template"), P::K("metadata"), P::K("labels")]).cloned()
-            {
-                if len(m, &[P::K("spec"), P::K("selector")]) == 0 {
-                    set(w, m, &[P::K("spec"), P::K("selector")], labels.clone());
-                }
-                if len(m, &[P::K("metadata"), P::K("labels")]) == 0 {
-                    set(w, m, &[P::K("metadata"), P::K("labels")], labels);
-                }
-            }
-        }
-        "core.v1.Service" => service(w, m),
-        "apps.v1.Deployment" => deployment(w, m),
-        "apps.v1.DaemonSet" => daemon_set(w, m),
-        "apps.v1.StatefulSet" => stateful_set(w, m),
-        "apps.v1.ReplicaSet" => {
-            // SetDefaults_ReplicaSet
-            if nil(m, &[P::K("spec"), P::K("replicas")]) {
-                set(w, m, &[P::K("spec"), P::K("replicas")], json!(1));
-            }
-        }
-        "batch.v1.Job" => job(w, m),
-        "batch.v1.CronJob" => cron_job(w, m),
-        "batch.v1.PodFailurePolicyOnPodConditionsPattern" => {
-            // SetDefaults_PodFailurePolicyOnPodConditionsPattern
-            if s(m, &[P::K("status")]).is_empty() {
-                set(w, m, &[P::K("status")], json!("True"));
-            }
-        }
-        "rbac.v1.ClusterRoleBinding" | "rbac.v1.RoleBinding" => {
-            // SetDefaults_{Cluster,}RoleBinding
-            if s(m, &[P::K("roleRef"), P::K("apiGroup")]).is_empty() {
-                set(w, m, &[P::K("roleRef"), P::K("apiGroup")], json!("rbac.authorization.k8s.io"));
-            }
-        }
-        "rbac.v1.Subject" => {
-            // SetDefaults_Subject: User and Group subjects are in the RBAC group.
-            if s(m, &[P::K("apiGroup")]).is_empty()
-                && matches!(s(m, &[P::K("kind")]), "User" | "Group")
-            {
-                set(w, m, &[P::K("apiGroup")], json!("rbac.authorization.k8s.io"));
-            }
-        }
-        "networking.v1.NetworkPolicyPort" => {
-            // SetDefaults_NetworkPolicyPort
-            if nil(m, &[P::K("protocol")]) {
-                set(w, m, &[P::K("protocol")], json!("TCP"));
-            }
-        }
-        "networking.v1.NetworkPolicy" => {
-            // SetDefaults_NetworkPolicy: Ingress, and Egress when egress rules are given.
-            if len(m, &[P::K("spec"), P::K("policyTypes")]) == 0 {
-                let mut types = vec![json!("Ingress")];
-                if len(m, &[P::K("spec"), P::K("egress")]) != 0 {
-                    types.push(json!("Egress"));
-                }
-                set(w, m, &[P::K("spec"), P::K("policyTypes")], Json::Array(types));
-            }
-        }
-        "networking.v1.IngressClass" => {
-            // SetDefaults_IngressClass
-            if !nil(m, &[P::K("spec"), P::K("parameters")])
-                && nil(m, &[P::K("spec"), P::K("parameters"), P::K("scope")])
-            {
-                set(w, m, &[P::K("spec"), P::K("parameters"), P::K("scope")], json!("Cluster"));
-            }
-        }
-        "storage.v1.StorageClass" => {
-            // SetDefaults_StorageClass
-            if nil(m, &[P::K("reclaimPolicy")]) {
-                set(w, m, &[P::K("reclaimPolicy")], json!("Delete"));
-            }
-            if nil(m, &[P::K("volumeBindingMode")]) {
-                set(w, m, &[P::K("volumeBindingMode")], json!("Immediate"));
-            }
-        }
-        "storage.v1.CSIDriver" => {
-            // SetDefaults_CSIDriver (CSIVolumeFSGroupPolicy and CSIInlineVolume are GA).
-            for (k, v) in [
-                ("attachRequired", json!(true)),
-                ("podInfoOnMount", json!(false)),
-                ("storageCapacity", json!(false)),
-                ("fsGroupPolicy", json!("ReadWriteOnceWithFSType")),
-                ("requiresRepublish", json!(false)),
-            ] {
-                if nil(m, &[P::K("spec"), P::K(k)]) {
-                    set(w, m, &[P::K("spec"), P::K(k)], v);
-                }
-            }
-            if len(m, &[P::K("spec"), P::K("volumeLifecycleModes")]) == 0 {
-                set(w, m, &[P::K("spec"), P::K("volumeLifecycleModes")], json!(["Persistent"]));
-            }
-        }
-        "autoscaling.v2.HorizontalPodAutoscaler" => hpa_v2(w, m),
-        "admissionregistration.v1.ValidatingWebhook"
-        | "admissionregistration.v1.MutatingWebhook" => {
-            // SetDefaults_{Validating,Mutating}Webhook
-            let mut d = vec![
-                ("failurePolicy", json!("Fail")),
-                ("matchPolicy", json!("Equivalent")),
-                ("namespaceSelector", json!({})),
-                ("objectSelector", json!({})),
-                ("sideEffects", json!("Unknown")),
-                ("timeoutSeconds", json!(30)),
-            ];
-            if ty.ends_with("MutatingWebhook") {
-                d.push(("reinvocationPolicy", json!("Never")));
-            }
-            for (k, v) in d {
-                if nil(m, &[P::K(k)]) {
-                    set(w, m, &[P::K(k)], v);
-                }
-            }
-            if len(m, &[P::K("admissionReviewVersions")]) == 0 {
-                set(w, m, &[P::K("admissionReviewVersions")], json!(["v1"]));
-            }
-        }
-        // SetDefaults_Rule, on Rule and the types that embed it (their fields are inlined).
-        "admissionregistration.v1.Rule"
-        | "admissionregistration.v1.RuleWithOperations"
-        | "admissionregistration.v1.NamedRuleWithOperations" => {
-            if nil(m, &[P::K("scope")]) {
-                set(w, m, &[P::K("scope")], json!("*"));
-            }
-        }
-        "admissionregistration.v1.ServiceReference" => {
-            // SetDefaults_ServiceReference
-            if nil(m, &[P::K("port")]) {
-                set(w, m, &[P::K("port")], json!(443));
-            }
-        }
-        "discovery.v1.EndpointPort" => {
-            // SetDefaults_EndpointPort
-            if nil(m, &[P::K("name")]) {
-                set(w, m, &[P::K("name")], json!(""));
-            }
-            if nil(m, &[P::K("protocol")]) {
-                set(w, m, &[P::K("protocol")], json!("TCP"));
-            }
-        }
-        "scheduling.v1.PriorityClass" => {
-            // SetDefaults_PriorityClass
-            if nil(m, &[P::K("preemptionPolicy")]) {
-                set(w, m, &[P::K("preemptionPolicy")], json!("PreemptLowerPriority"));
-            }
-        }
+        "core.v1.LimitRangeItem" if str_at(v, "type") == "Container" => limit_range_item(w, v),
+        "autoscaling.v2.HorizontalPodAutoscaler" => hpa_behavior(w, v),
         _ => {}
     }
+}
+
+fn empty_map(v: &Json, path: &str) -> bool {
+    resolve(v, &path.split(' ').collect::<Vec<_>>())
+        .and_then(Json::as_object)
+        .is_none_or(Map::is_empty)
 }
 
 /// The tag of an image reference as `parsers.ParseImageName` finds it (`latest` when none;
@@ -486,54 +456,26 @@ fn image_tag(image: &str) -> &str {
     }
 }
 
-/// SetDefaults_Container (and SetDefaults_EphemeralContainer, which calls it).
-fn container(w: &mut Walk, m: &mut Map<String, Json>) {
-    if s(m, &[P::K("imagePullPolicy")]).is_empty() {
-        // `Always` for the `latest` tag (also when no tag is given), else `IfNotPresent`.
-        let policy =
-            if image_tag(s(m, &[P::K("image")])) == "latest" { "Always" } else { "IfNotPresent" };
-        set(w, m, &[P::K("imagePullPolicy")], json!(policy));
-    }
-    if s(m, &[P::K("terminationMessagePath")]).is_empty() {
-        set(w, m, &[P::K("terminationMessagePath")], json!("/dev/termination-log"));
-    }
-    if s(m, &[P::K("terminationMessagePolicy")]).is_empty() {
-        set(w, m, &[P::K("terminationMessagePolicy")], json!("File"));
-    }
-}
-
-/// SetDefaults_Pod: container requests from limits, enableServiceLinks, host ports under
-/// hostNetwork. (Pod-level resource defaults behind PodLevelResources are not ported.)
-fn pod(w: &mut Walk, m: &mut Map<String, Json>) {
+/// SetDefaults_Pod: container requests from limits; host ports under hostNetwork.
+/// (Pod-level resource defaults behind PodLevelResources are not ported.)
+fn pod(w: &mut Walk, v: &mut Json) {
+    let host_network = v.pointer("/spec/hostNetwork") == Some(&json!(true));
     for list in ["containers", "initContainers"] {
-        for i in 0..len(m, &[P::K("spec"), P::K(list)]) {
-            let base = [P::K("spec"), P::K(list), P::I(i), P::K("resources")];
-            let Some(Json::Object(limits)) =
-                get(m, &[base[0], base[1], base[2], base[3], P::K("limits")]).cloned()
-            else {
-                continue;
-            };
-            for (k, v) in limits {
-                let req = [base[0], base[1], base[2], base[3], P::K("requests"), P::M(&k)];
-                if nil(m, &req) {
-                    set_nested_in_list(w, m, list, i, &k, v);
+        let n = v.pointer(&format!("/spec/{list}")).and_then(Json::as_array).map_or(0, Vec::len);
+        for i in 0..n {
+            let c = v.pointer(&format!("/spec/{list}/{i}")).cloned().unwrap_or_default();
+            if let Some(Json::Object(limits)) = c.pointer("/resources/limits") {
+                for (k, q) in limits {
+                    set(w, v, &format!("spec {list} {i} resources requests #{k}"), q.clone());
                 }
             }
-        }
-    }
-    if nil(m, &[P::K("spec"), P::K("enableServiceLinks")]) {
-        set(w, m, &[P::K("spec"), P::K("enableServiceLinks")], json!(true));
-    }
-    if get(m, &[P::K("spec"), P::K("hostNetwork")]) == Some(&json!(true)) {
-        for list in ["containers", "initContainers"] {
-            for i in 0..len(m, &[P::K("spec"), P::K(list)]) {
-                let ports = [P::K("spec"), P::K(list), P::I(i), P::K("ports")];
-                for j in 0..len(m, &ports) {
-                    let port = |k| [ports[0], ports[1], ports[2], ports[3], P::I(j), P::K(k)];
-                    let host = get(m, &port("hostPort")).and_then(Json::as_i64).unwrap_or(0);
-                    if host == 0 {
-                        if let Some(c) = get(m, &port("containerPort")).cloned() {
-                            set_in_list(w, m, &ports, j, "hostPort", c);
+            if host_network {
+                let ports = c.get("ports").and_then(Json::as_array).map_or(0, Vec::len);
+                for j in 0..ports {
+                    let p = c.pointer(&format!("/ports/{j}")).cloned().unwrap_or_default();
+                    if empty(p.get("hostPort")) {
+                        if let Some(cp) = p.get("containerPort").cloned() {
+                            set(w, v, &format!("spec {list} {i} ports {j} hostPort"), cp);
                         }
                     }
                 }
@@ -542,355 +484,33 @@ fn pod(w: &mut Walk, m: &mut Map<String, Json>) {
     }
 }
 
-/// `spec.<list>[i].resources.requests[key] = value` (requests created when nil).
-fn set_nested_in_list(
-    w: &mut Walk,
-    m: &mut Map<String, Json>,
-    list: &str,
-    i: usize,
-    key: &str,
-    value: Json,
-) {
-    let Some(Json::Object(c)) = get_mut(m, &[P::K("spec"), P::K(list), P::I(i)]) else { return };
-    let res = c.entry("resources").or_insert_with(|| json!({}));
-    let Json::Object(res) = res else { return };
-    let req = res.entry("requests").or_insert_with(|| json!({}));
-    let Json::Object(req) = req else { return };
-    req.insert(key.to_string(), value);
-    let segs = [
-        Seg::Key("spec".into()),
-        Seg::Key(list.into()),
-        Seg::Index(i),
-        Seg::Key("resources".into()),
-        Seg::Key("requests".into()),
-        Seg::Key(key.into()),
-    ];
-    w.event_rel(&segs, &[false, false, false, false, false, true], ChangeReason::Default);
-}
-
-/// SetDefaults_PodSpec
-fn pod_spec(w: &mut Walk, m: &mut Map<String, Json>) {
-    if s(m, &[P::K("dnsPolicy")]).is_empty() {
-        set(w, m, &[P::K("dnsPolicy")], json!("ClusterFirst"));
-    }
-    if s(m, &[P::K("restartPolicy")]).is_empty() {
-        set(w, m, &[P::K("restartPolicy")], json!("Always"));
-    }
-    if nil(m, &[P::K("securityContext")]) {
-        set(w, m, &[P::K("securityContext")], json!({}));
-    }
-    if nil(m, &[P::K("terminationGracePeriodSeconds")]) {
-        set(w, m, &[P::K("terminationGracePeriodSeconds")], json!(30));
-    }
-    if s(m, &[P::K("schedulerName")]).is_empty() {
-        set(w, m, &[P::K("schedulerName")], json!("default-scheduler"));
-    }
-}
-
-/// SetDefaults_Probe
-fn probe(w: &mut Walk, m: &mut Map<String, Json>) {
-    for (k, v) in [
-        ("timeoutSeconds", 1),
-        ("periodSeconds", 10),
-        ("successThreshold", 1),
-        ("failureThreshold", 3),
-    ] {
-        if get(m, &[P::K(k)]).and_then(Json::as_i64).unwrap_or(0) == 0 {
-            set(w, m, &[P::K(k)], json!(v));
+/// SetDefaults_LimitRangeItem (type Container): default ← max; defaultRequest ← default ← min.
+fn limit_range_item(w: &mut Walk, v: &mut Json) {
+    let map = |v: &Json, k: &str| v.get(k).and_then(Json::as_object).cloned().unwrap_or_default();
+    for (target, sources) in [("default", ["max", "max"]), ("defaultRequest", ["default", "min"])] {
+        for src in sources {
+            for (k, q) in map(v, src) {
+                set(w, v, &format!("{target} #{k}"), q);
+            }
         }
     }
 }
 
-/// SetDefaults_LimitRangeItem: for containers, default ← max, defaultRequest ← default ← min.
-fn limit_range_item(w: &mut Walk, m: &mut Map<String, Json>) {
-    if s(m, &[P::K("type")]) != "Container" {
+/// SetDefaults_HorizontalPodAutoscalerBehavior (autoscaling/v2): GenerateHPAScaleUpRules /
+/// GenerateHPAScaleDownRules — the defaults, with every non-nil field given copied over.
+fn hpa_behavior(w: &mut Walk, v: &mut Json) {
+    if v.pointer("/spec/behavior").is_none() {
         return;
     }
-    let map = |m: &Map<String, Json>, k| {
-        get(m, &[P::K(k)]).and_then(Json::as_object).cloned().unwrap_or_default()
-    };
-    let max = map(m, "max");
-    let min = map(m, "min");
-    let mut default = map(m, "default");
-    let mut request = map(m, "defaultRequest");
-    for (k, v) in &max {
-        if !default.contains_key(k) {
-            default.insert(k.clone(), v.clone());
-            w.event_rel(
-                &[Seg::Key("default".into()), Seg::Key(k.clone())],
-                &[false, true],
-                ChangeReason::Default,
-            );
-        }
-    }
-    for (k, v) in default.iter().chain(min.iter()) {
-        if !request.contains_key(k) {
-            request.insert(k.clone(), v.clone());
-            w.event_rel(
-                &[Seg::Key("defaultRequest".into()), Seg::Key(k.clone())],
-                &[false, true],
-                ChangeReason::Default,
-            );
-        }
-    }
-    m.insert("default".into(), Json::Object(default));
-    m.insert("defaultRequest".into(), Json::Object(request));
-}
-
-/// SetDefaults_Service
-fn service(w: &mut Walk, m: &mut Map<String, Json>) {
-    let spec = |k| [P::K("spec"), P::K(k)];
-    if s(m, &spec("sessionAffinity")).is_empty() {
-        set(w, m, &spec("sessionAffinity"), json!("None"));
-    }
-    match s(m, &spec("sessionAffinity")) {
-        "None" => {
-            if let Some(Json::Object(sp)) = get_mut(m, &[P::K("spec")]) {
-                if sp.remove("sessionAffinityConfig").is_some() {
-                    w.event_rel(
-                        &[Seg::Key("spec".into()), Seg::Key("sessionAffinityConfig".into())],
-                        &[],
-                        ChangeReason::Default,
-                    );
-                }
-            }
-        }
-        "ClientIP" => {
-            let t = [
-                P::K("spec"),
-                P::K("sessionAffinityConfig"),
-                P::K("clientIP"),
-                P::K("timeoutSeconds"),
-            ];
-            if nil(m, &t) {
-                set(
-                    w,
-                    m,
-                    &spec("sessionAffinityConfig"),
-                    json!({"clientIP": {"timeoutSeconds": 10800}}),
-                );
-            }
-        }
-        _ => {}
-    }
-    if s(m, &spec("type")).is_empty() {
-        set(w, m, &spec("type"), json!("ClusterIP"));
-    }
-    let ports = spec("ports");
-    for i in 0..len(m, &ports) {
-        let at = |k| [P::K("spec"), P::K("ports"), P::I(i), P::K(k)];
-        if s(m, &at("protocol")).is_empty() {
-            set_in_list(w, m, &ports, i, "protocol", json!("TCP"));
-        }
-        let target = get(m, &at("targetPort"));
-        if target.is_none() || target == Some(&json!(0)) || target == Some(&json!("")) {
-            let port = get(m, &at("port")).cloned().unwrap_or(json!(0));
-            set_in_list(w, m, &ports, i, "targetPort", port);
-        }
-    }
-    let ty = s(m, &spec("type")).to_string();
-    // service.ExternallyAccessible
-    let external = ty == "LoadBalancer"
-        || ty == "NodePort"
-        || (ty == "ClusterIP" && len(m, &spec("externalIPs")) > 0);
-    if external && s(m, &spec("externalTrafficPolicy")).is_empty() {
-        set(w, m, &spec("externalTrafficPolicy"), json!("Cluster"));
-    }
-    if nil(m, &spec("internalTrafficPolicy"))
-        && matches!(ty.as_str(), "NodePort" | "LoadBalancer" | "ClusterIP")
-    {
-        set(w, m, &spec("internalTrafficPolicy"), json!("Cluster"));
-    }
-    if ty == "LoadBalancer" {
-        if nil(m, &spec("allocateLoadBalancerNodePorts")) {
-            set(w, m, &spec("allocateLoadBalancerNodePorts"), json!(true));
-        }
-        let ingress = [P::K("status"), P::K("loadBalancer"), P::K("ingress")];
-        if w.model.has_field("core.v1.LoadBalancerIngress", "ipMode") {
-            for i in 0..len(m, &ingress) {
-                let at =
-                    |k| [P::K("status"), P::K("loadBalancer"), P::K("ingress"), P::I(i), P::K(k)];
-                if !s(m, &at("ip")).is_empty() && nil(m, &at("ipMode")) {
-                    set_in_list(w, m, &ingress, i, "ipMode", json!("VIP"));
-                }
-            }
-        }
-    }
-}
-
-/// SetDefaults_Deployment
-fn deployment(w: &mut Walk, m: &mut Map<String, Json>) {
-    let spec = |k| [P::K("spec"), P::K(k)];
-    if nil(m, &spec("replicas")) {
-        set(w, m, &spec("replicas"), json!(1));
-    }
-    let ty = [P::K("spec"), P::K("strategy"), P::K("type")];
-    if s(m, &ty).is_empty() {
-        set(w, m, &ty, json!("RollingUpdate"));
-    }
-    if s(m, &ty) == "RollingUpdate" {
-        let ru = |k| [P::K("spec"), P::K("strategy"), P::K("rollingUpdate"), P::K(k)];
-        if nil(m, &ru("maxUnavailable")) {
-            set(w, m, &ru("maxUnavailable"), json!("25%"));
-        }
-        if nil(m, &ru("maxSurge")) {
-            set(w, m, &ru("maxSurge"), json!("25%"));
-        }
-    }
-    if nil(m, &spec("revisionHistoryLimit")) {
-        set(w, m, &spec("revisionHistoryLimit"), json!(10));
-    }
-    if nil(m, &spec("progressDeadlineSeconds")) {
-        set(w, m, &spec("progressDeadlineSeconds"), json!(600));
-    }
-}
-
-/// SetDefaults_DaemonSet
-fn daemon_set(w: &mut Walk, m: &mut Map<String, Json>) {
-    let ty = [P::K("spec"), P::K("updateStrategy"), P::K("type")];
-    if s(m, &ty).is_empty() {
-        set(w, m, &ty, json!("RollingUpdate"));
-    }
-    if s(m, &ty) == "RollingUpdate" {
-        let ru = |k| [P::K("spec"), P::K("updateStrategy"), P::K("rollingUpdate"), P::K(k)];
-        if nil(m, &ru("maxUnavailable")) {
-            set(w, m, &ru("maxUnavailable"), json!(1));
-        }
-        if nil(m, &ru("maxSurge")) {
-            set(w, m, &ru("maxSurge"), json!(0));
-        }
-    }
-    if nil(m, &[P::K("spec"), P::K("revisionHistoryLimit")]) {
-        set(w, m, &[P::K("spec"), P::K("revisionHistoryLimit")], json!(10));
-    }
-}
-
-/// SetDefaults_StatefulSet (StatefulSetAutoDeletePVC: on in every supported version).
-fn stateful_set(w: &mut Walk, m: &mut Map<String, Json>) {
-    let spec = |k| [P::K("spec"), P::K(k)];
-    if s(m, &spec("podManagementPolicy")).is_empty() {
-        set(w, m, &spec("podManagementPolicy"), json!("OrderedReady"));
-    }
-    let ty = [P::K("spec"), P::K("updateStrategy"), P::K("type")];
-    let ru = [P::K("spec"), P::K("updateStrategy"), P::K("rollingUpdate")];
-    if s(m, &ty).is_empty() {
-        set(w, m, &ty, json!("RollingUpdate"));
-        if nil(m, &ru) {
-            set(w, m, &ru, json!({}));
-        }
-    }
-    let partition = [ru[0], ru[1], ru[2], P::K("partition")];
-    if s(m, &ty) == "RollingUpdate" && !nil(m, &ru) && nil(m, &partition) {
-        set(w, m, &partition, json!(0));
-    }
-    let policy = |k| [P::K("spec"), P::K("persistentVolumeClaimRetentionPolicy"), P::K(k)];
-    for k in ["whenDeleted", "whenScaled"] {
-        if s(m, &policy(k)).is_empty() {
-            set(w, m, &policy(k), json!("Retain"));
-        }
-    }
-    if nil(m, &spec("replicas")) {
-        set(w, m, &spec("replicas"), json!(1));
-    }
-    if nil(m, &spec("revisionHistoryLimit")) {
-        set(w, m, &spec("revisionHistoryLimit"), json!(10));
-    }
-}
-
-/// SetDefaults_Job (JobPodReplacementPolicy: beta, on, in every supported version).
-fn job(w: &mut Walk, m: &mut Map<String, Json>) {
-    let spec = |k| [P::K("spec"), P::K(k)];
-    if nil(m, &spec("completions")) && nil(m, &spec("parallelism")) {
-        set(w, m, &spec("completions"), json!(1));
-        set(w, m, &spec("parallelism"), json!(1));
-    }
-    if nil(m, &spec("parallelism")) {
-        set(w, m, &spec("parallelism"), json!(1));
-    }
-    if nil(m, &spec("backoffLimit")) {
-        let per_index = !nil(m, &spec("backoffLimitPerIndex"));
-        set(w, m, &spec("backoffLimit"), json!(if per_index { i32::MAX as i64 } else { 6 }));
-    }
-    let labels = [P::K("spec"), P::K("template"), P::K("metadata"), P::K("labels")];
-    if let Some(l) = get(m, &labels).cloned() {
-        if len(m, &[P::K("metadata"), P::K("labels")]) == 0 {
-            set(w, m, &[P::K("metadata"), P::K("labels")], l);
-        }
-    }
-    if nil(m, &spec("completionMode")) {
-        set(w, m, &spec("completionMode"), json!("NonIndexed"));
-    }
-    if nil(m, &spec("suspend")) {
-        set(w, m, &spec("suspend"), json!(false));
-    }
-    if nil(m, &spec("podReplacementPolicy"))
-        && w.model.has_field("batch.v1.JobSpec", "podReplacementPolicy")
-    {
-        let failed = !nil(m, &spec("podFailurePolicy"));
-        set(
-            w,
-            m,
-            &spec("podReplacementPolicy"),
-            json!(if failed { "Failed" } else { "TerminatingOrFailed" }),
-        );
-    }
-}
-
-/// SetDefaults_CronJob
-fn cron_job(w: &mut Walk, m: &mut Map<String, Json>) {
-    let spec = |k| [P::K("spec"), P::K(k)];
-    if s(m, &spec("concurrencyPolicy")).is_empty() {
-        set(w, m, &spec("concurrencyPolicy"), json!("Allow"));
-    }
-    for (k, v) in [
-        ("suspend", json!(false)),
-        ("successfulJobsHistoryLimit", json!(3)),
-        ("failedJobsHistoryLimit", json!(1)),
-    ] {
-        if nil(m, &spec(k)) {
-            set(w, m, &spec(k), v);
-        }
-    }
-}
-
-/// SetDefaults_HorizontalPodAutoscaler and SetDefaults_HorizontalPodAutoscalerBehavior
-/// (autoscaling/v2).
-fn hpa_v2(w: &mut Walk, m: &mut Map<String, Json>) {
-    let spec = |k| [P::K("spec"), P::K(k)];
-    if nil(m, &spec("minReplicas")) {
-        set(w, m, &spec("minReplicas"), json!(1));
-    }
-    if len(m, &spec("metrics")) == 0 {
-        let cpu = json!([{"type": "Resource", "resource": {"name": "cpu",
-            "target": {"type": "Utilization", "averageUtilization": 80}}}]);
-        set(w, m, &spec("metrics"), cpu);
-    }
-    if nil(m, &spec("behavior")) {
-        return;
-    }
-    // GenerateHPAScaleUpRules / GenerateHPAScaleDownRules: the defaults, with every non-nil
-    // field of the given rules copied over.
     let up = json!({"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
         {"type": "Pods", "value": 4, "periodSeconds": 15},
         {"type": "Percent", "value": 100, "periodSeconds": 15}]});
     let down = json!({"selectPolicy": "Max", "policies": [
         {"type": "Percent", "value": 100, "periodSeconds": 15}]});
     for (k, defaults) in [("scaleUp", up), ("scaleDown", down)] {
-        let path = [P::K("spec"), P::K("behavior"), P::K(k)];
-        let Json::Object(mut rules) = defaults else { continue };
-        let given = get(m, &path).and_then(Json::as_object).cloned().unwrap_or_default();
-        let mut changed = false;
-        for (f, v) in rules.iter_mut() {
-            match given.get(f) {
-                Some(g) => *v = g.clone(),
-                None => changed = true,
-            }
-        }
-        for (f, g) in given {
-            rules.entry(f).or_insert(g);
-        }
-        if changed {
-            set(w, m, &path, Json::Object(rules));
+        let Json::Object(d) = defaults else { continue };
+        for (f, val) in d {
+            set(w, v, &format!("spec behavior {k} {f}"), val);
         }
     }
 }

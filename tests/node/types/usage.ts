@@ -15,6 +15,8 @@ import type {
   Document,
   EvaluateInput,
   EvaluateResult,
+  ObjectChange,
+  ChangeReason,
   ExpressionOptions,
   ExpressionResult,
   ParamEvaluation,
@@ -58,13 +60,18 @@ export function useEvaluate(): string[] {
   const decision: "admit" | "deny" | "error" | undefined = validation?.decision;
   const value: unknown = evaluation?.variables[0]?.value;
   const cost: number | undefined = evaluation?.cost.validations;
+  const asGiven: EvaluateResult = evaluate({ manifests, object, objectsAsGiven: true });
+  const change: ObjectChange | undefined = r.objectChanges?.[0] ?? asGiven.objectChanges?.[0];
+  const why: ChangeReason | undefined = change?.reason;
+  // @ts-expect-error the reasons are a closed set
+  const badWhy: "renamed" | undefined = change?.reason;
   // @ts-expect-error unknown input field
   evaluate({ manifest: manifests });
   // @ts-expect-error manifests must be text or a list of documents
   evaluate({ manifests: 5 });
   // @ts-expect-error decision is a closed set
   const wrong: "allow" | undefined = validation?.decision;
-  return [String(allowed), String(code), String(kind), Object.keys(annotations).join(), String(operation), String(groups), String(decision), String(value), String(cost), String(wrong)];
+  return [String(allowed), String(code), String(kind), Object.keys(annotations).join(), String(operation), String(groups), String(decision), String(value), String(cost), String(wrong), String(why), String(badWhy), String(change?.path)];
 }
 
 export function useDiagnostics(d: Diagnostic): string {
@@ -98,7 +105,7 @@ export function useExpression(): unknown {
 }
 
 export function usePolicySet(): number {
-  const options: PolicySetOptions = { kubernetesVersion: "1.33" };
+  const options: PolicySetOptions = { kubernetesVersion: "1.33", objectsAsGiven: false };
   const set = new PolicySet(manifests, options);
   const defaults = new PolicySet([manifests, object]);
   try {
