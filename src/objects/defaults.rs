@@ -13,7 +13,7 @@
 //! rbac/v1 7c30c06e, networking/v1 030880a5, storage/v1 01aa0f3f, autoscaling/v2 1adaa753,
 //! admissionregistration/v1 08433067, discovery/v1 650c573d, scheduling/v1 24e5d1fd.
 
-use serde_json::{json, Map, Value as Json};
+use serde_json::{Map, Value as Json};
 
 use super::gojson::Walk;
 use super::{ChangeReason, Seg};
@@ -353,12 +353,12 @@ fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
         {
             let policy =
                 if image_tag(str_at(v, "image")) == "latest" { "Always" } else { "IfNotPresent" };
-            set(w, v, "imagePullPolicy", json!(policy));
+            set(w, v, "imagePullPolicy", Json::from(policy));
         }
         "core.v1.Pod" => pod(w, v),
         // SetDefaults_Volume: no source at all is an emptyDir.
         "core.v1.Volume" if v.as_object().is_some_and(|m| m.keys().all(|k| k == "name")) => {
-            set(w, v, "emptyDir", json!({}));
+            set(w, v, "emptyDir", Json::Object(Map::new()));
         }
         // SetDefaults_Namespace: the kubernetes.io/metadata.name label.
         "core.v1.Namespace" => {
@@ -367,7 +367,7 @@ fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
             {
                 let steps = ["metadata", "labels", "#kubernetes.io/metadata.name"];
                 let (mut at, mut maps) = (Vec::new(), Vec::new());
-                apply_rule(w, v, &steps, &mut at, &mut maps, b'o', &json!(name).to_string());
+                apply_rule(w, v, &steps, &mut at, &mut maps, b'o', &Json::from(name).to_string());
             }
         }
         // SetDefaults_NodeStatus: allocatable is the capacity when not given.
@@ -394,12 +394,12 @@ fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
             for i in 0..n {
                 let port = v.pointer(&format!("/spec/ports/{i}")).cloned().unwrap_or_default();
                 let target = port.get("targetPort");
-                if target.is_none() || target == Some(&json!(0)) || target == Some(&json!("")) {
+                if empty(target) {
                     set(
                         w,
                         v,
                         &format!("spec ports {i} targetPort"),
-                        port.get("port").cloned().unwrap_or(json!(0)),
+                        port.get("port").cloned().unwrap_or(Json::from(0)),
                     );
                 }
             }
@@ -425,7 +425,12 @@ fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
                         .cloned()
                         .unwrap_or_default();
                     if !empty(ing.get("ip")) && ing.get("ipMode").is_none() {
-                        set(w, v, &format!("status loadBalancer ingress {i} ipMode"), json!("VIP"));
+                        set(
+                            w,
+                            v,
+                            &format!("status loadBalancer ingress {i} ipMode"),
+                            Json::from("VIP"),
+                        );
                     }
                 }
             }
@@ -459,7 +464,7 @@ fn image_tag(image: &str) -> &str {
 /// SetDefaults_Pod: container requests from limits; host ports under hostNetwork.
 /// (Pod-level resource defaults behind PodLevelResources are not ported.)
 fn pod(w: &mut Walk, v: &mut Json) {
-    let host_network = v.pointer("/spec/hostNetwork") == Some(&json!(true));
+    let host_network = v.pointer("/spec/hostNetwork") == Some(&Json::Bool(true));
     for list in ["containers", "initContainers"] {
         let n = v.pointer(&format!("/spec/{list}")).and_then(Json::as_array).map_or(0, Vec::len);
         for i in 0..n {
@@ -499,16 +504,14 @@ fn limit_range_item(w: &mut Walk, v: &mut Json) {
 /// SetDefaults_HorizontalPodAutoscalerBehavior (autoscaling/v2): GenerateHPAScaleUpRules /
 /// GenerateHPAScaleDownRules — the defaults, with every non-nil field given copied over.
 fn hpa_behavior(w: &mut Walk, v: &mut Json) {
+    // defaultHPAScaleUpRules, defaultHPAScaleDownRules
+    const RULES: &str = r#"{"scaleUp":{"stabilizationWindowSeconds":0,"selectPolicy":"Max","policies":[{"type":"Pods","value":4,"periodSeconds":15},{"type":"Percent","value":100,"periodSeconds":15}]},"scaleDown":{"selectPolicy":"Max","policies":[{"type":"Percent","value":100,"periodSeconds":15}]}}"#;
     if v.pointer("/spec/behavior").is_none() {
         return;
     }
-    let up = json!({"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
-        {"type": "Pods", "value": 4, "periodSeconds": 15},
-        {"type": "Percent", "value": 100, "periodSeconds": 15}]});
-    let down = json!({"selectPolicy": "Max", "policies": [
-        {"type": "Percent", "value": 100, "periodSeconds": 15}]});
-    for (k, defaults) in [("scaleUp", up), ("scaleDown", down)] {
-        let Json::Object(d) = defaults else { continue };
+    let Ok(Json::Object(all)) = serde_json::from_str::<Json>(RULES) else { return };
+    for (k, rules) in all {
+        let Json::Object(d) = rules else { continue };
         for (f, val) in d {
             set(w, v, &format!("spec behavior {k} {f}"), val);
         }

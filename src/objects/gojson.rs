@@ -253,7 +253,7 @@ impl<'m> Walk<'m> {
 
     fn decode_struct(&mut self, m: &mut Map<String, Json>, ty: &str) {
         let model = self.model;
-        let Some(fields) = model.types.get(ty) else { return };
+        let Some(fields) = model.fields(ty) else { return };
         let unknown: Vec<String> =
             m.keys().filter(|k| !fields.iter().any(|f| f.name == k.as_str())).cloned().collect();
         for k in unknown {
@@ -298,7 +298,7 @@ impl<'m> Walk<'m> {
             (b'@', Json::Object(m)) => {
                 super::defaults::apply(self, rest, m);
                 let model = self.model;
-                let Some(fields) = model.types.get(rest) else { return };
+                let Some(fields) = model.fields(rest) else { return };
                 for f in fields {
                     if let Some(d) = f.default {
                         if self.unset(m, f) {
@@ -366,7 +366,7 @@ impl<'m> Walk<'m> {
 
     fn encode_struct(&mut self, m: &mut Map<String, Json>, ty: &str) {
         let model = self.model;
-        let Some(fields) = model.types.get(ty) else { return };
+        let Some(fields) = model.fields(ty) else { return };
         for f in fields {
             let first = f.shape.as_bytes().first().copied().unwrap_or(b'r');
             match (first, m.contains_key(f.name)) {

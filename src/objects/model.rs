@@ -9,7 +9,6 @@
 //! `[` slice, `{` map with string keys.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::environment::KubeVersion;
@@ -31,16 +30,23 @@ pub struct Field {
     pub default: Option<&'static str>,
 }
 
-/// The types of one Kubernetes version.
+/// The types of one Kubernetes version. Both lists are sorted by name (the generated file is)
+/// and searched by bisection: no hash map code in the wasm for a few hundred lookups.
 #[derive(Debug, Default)]
 pub struct Model {
     /// Struct types by qualified name (`apps.v1.DeploymentSpec`).
-    pub types: HashMap<&'static str, Vec<Field>>,
+    pub types: Vec<(&'static str, Vec<Field>)>,
     /// Root type of each top-level kind, by `group/version/Kind` (core: `v1/Kind`).
-    pub kinds: HashMap<&'static str, &'static str>,
+    pub kinds: Vec<(&'static str, &'static str)>,
 }
 
 impl Model {
+    /// The fields of struct type `ty`.
+    pub fn fields(&self, ty: &str) -> Option<&[Field]> {
+        let i = self.types.binary_search_by(|(n, _)| (*n).cmp(ty)).ok()?;
+        self.types.get(i).map(|(_, f)| f.as_slice())
+    }
+
     /// The root type of a kind (`group` empty for core).
     pub fn kind(&self, group: &str, version: &str, kind: &str) -> Option<&'static str> {
         let key = if group.is_empty() {
@@ -48,13 +54,14 @@ impl Model {
         } else {
             format!("{group}/{version}/{kind}")
         };
-        self.kinds.get(key.as_str()).copied()
+        let i = self.kinds.binary_search_by(|(n, _)| (*n).cmp(key.as_str())).ok()?;
+        self.kinds.get(i).map(|(_, r)| *r)
     }
 
     /// Whether struct type `ty` has a field `name` in this version (ported defaulting sets a
     /// field only where the version's type has it).
     pub fn has_field(&self, ty: &str, name: &str) -> bool {
-        self.types.get(ty).is_some_and(|f| f.iter().any(|f| f.name == name))
+        self.fields(ty).is_some_and(|f| f.iter().any(|f| f.name == name))
     }
 }
 
@@ -99,23 +106,32 @@ fn load(version: KubeVersion) -> Model {
         }
         if let Some(kind) = name.strip_prefix('=') {
             if let Some(root) = parts.next() {
-                m.kinds.insert(kind, root);
+                m.kinds.push((kind, root));
             }
             continue;
         }
-        m.types.insert(name, parts.filter_map(|f| parse_field(f, bit)).collect());
+        m.types.push((name, parts.filter_map(|f| parse_field(f, bit)).collect()));
     }
+    // The generator writes lines sorted; sorting again keeps the bisection right regardless.
+    vap_eval_cel::sort::sort_by(&mut m.types, |a, b| a.0.cmp(b.0));
+    vap_eval_cel::sort::sort_by(&mut m.kinds, |a, b| a.0.cmp(b.0));
     m
 }
 
 thread_local! {
-    static MODELS: RefCell<HashMap<u32, Rc<Model>>> = RefCell::new(HashMap::new());
+    static MODELS: RefCell<Vec<(u32, Rc<Model>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The model of `version`, parsed on first use.
 pub fn model(version: KubeVersion) -> Rc<Model> {
     MODELS.with(|m| {
-        m.borrow_mut().entry(version.minor).or_insert_with(|| Rc::new(load(version))).clone()
+        let mut m = m.borrow_mut();
+        if let Some((_, model)) = m.iter().find(|(v, _)| *v == version.minor) {
+            return model.clone();
+        }
+        let model = Rc::new(load(version));
+        m.push((version.minor, model.clone()));
+        model
     })
 }
 
@@ -132,19 +148,15 @@ mod tests {
                 for f in fields {
                     if let Some(i) = f.shape.find('@') {
                         let target = &f.shape[i + 1..];
-                        assert!(
-                            m.types.contains_key(target),
-                            "1.{minor} {ty}.{}: {target}",
-                            f.name
-                        );
+                        assert!(m.fields(target).is_some(), "1.{minor} {ty}.{}: {target}", f.name);
                     }
                     if let Some(d) = f.default {
                         assert!(serde_json::from_str::<serde_json::Value>(d).is_ok(), "{d}");
                     }
                 }
             }
-            for root in m.kinds.values() {
-                assert!(m.types.contains_key(root));
+            for (_, root) in &m.kinds {
+                assert!(m.fields(root).is_some());
             }
         }
     }
@@ -154,17 +166,17 @@ mod tests {
         // schemas.md §5 (kubernetes/api json tags): ClusterRole.rules has no omitempty, so a
         // nil slice is null; creationTimestamp is omitempty, and omitzero since 1.34.
         let m = model(KubeVersion::new(33));
-        let rules = m.types["rbac.v1.ClusterRole"].iter().find(|f| f.name == "rules").unwrap();
-        assert_eq!((rules.shape, rules.omitempty), ("[@rbac.v1.PolicyRule", false));
-        let ts = |m: &Model| {
-            let f = m.types["meta.v1.ObjectMeta"].iter().find(|f| f.name == "creationTimestamp");
-            f.map(|f| (f.shape, f.omitempty, f.omitzero)).unwrap()
+        let field = |m: &Model, ty: &str, name: &str| {
+            let f = m.fields(ty).unwrap().iter().find(|f| f.name == name);
+            f.map(|f| (f.shape, f.omitempty, f.omitzero, f.default)).unwrap()
         };
-        assert_eq!(ts(&m), ("t", true, false));
-        assert_eq!(ts(&model(KubeVersion::new(34))), ("t", true, true));
+        let rules = field(&m, "rbac.v1.ClusterRole", "rules");
+        assert_eq!((rules.0, rules.1), ("[@rbac.v1.PolicyRule", false));
+        let ts = |m: &Model| field(m, "meta.v1.ObjectMeta", "creationTimestamp");
+        assert_eq!(ts(&m), ("t", true, false, None));
+        assert_eq!(ts(&model(KubeVersion::new(34))), ("t", true, true, None));
         assert_eq!(m.kind("apps", "v1", "Deployment"), Some("apps.v1.Deployment"));
         assert_eq!(m.kind("", "v1", "Pod"), Some("core.v1.Pod"));
-        let port = m.types["core.v1.ContainerPort"].iter().find(|f| f.name == "protocol").unwrap();
-        assert_eq!(port.default, Some("\"TCP\""));
+        assert_eq!(field(&m, "core.v1.ContainerPort", "protocol").3, Some("\"TCP\""));
     }
 }
