@@ -780,7 +780,7 @@ mod tests {
         let err = |v| from_json::<EvaluateInput>("input", v).unwrap_err();
         assert_eq!(
             err(json!({"manifest": ""})),
-            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`"
+            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `objectsAsGiven`"
         );
         assert_eq!(
             err(json!({"manifests": 5})),
