@@ -44,11 +44,15 @@ pub fn case_input(dir: &Path) -> (EvaluateInput, Value) {
     }
     input.kubernetes_version =
         case.get("kubernetesVersion").and_then(Value::as_str).map(str::to_string);
+<<<<<<< HEAD
     // Options beyond the apiserver's behaviour (issue 13): `unboundPolicies`, `missingNamespaces`.
     let option = |key: &str| case.get("options").and_then(|o| o.get(key)).cloned();
     input.unbound_policies = option("unboundPolicies").map(|v| serde_json::from_value(v).unwrap());
     input.missing_namespaces =
         option("missingNamespaces").map(|v| serde_json::from_value(v).unwrap());
+=======
+    input.objects_as_given = case.get("objectsAsGiven") == Some(&Value::Bool(true));
+>>>>>>> h-objects
     (input, case)
 }
 

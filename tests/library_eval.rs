@@ -249,9 +249,72 @@ fn format() {
         ("format.named('unknown').hasValue()", "false"),
         ("format.named('labelValue').value().validate('a_b').hasValue()", "false"),
         ("format.date().validate('2021-13-01')", "optional.of([\"invalid date\"])"),
-        ("format.dns1123Label() == format.dns1123Label()", "error: no such overload"),
+        ("format.dns1123Label() == format.dns1123Label()", "true"),
+        ("format.dns1123Label() == dyn('dns1123Label')", "error: no such overload"),
         ("type(format.uri())", "kubernetes.NamedFormat"),
     ]);
+}
+
+/// apiserver `format_test.go` TestFormat, every case: the table of validations, then the
+/// generated cases over `library.ConstantFormats` — each name is found by `format.named`, its
+/// lookup equals its constructor, and every constructor differs from every other one.
+#[test]
+fn format_upstream_cases() {
+    const LABEL: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+    const SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+    const DNS1035: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+    const QUALIFIED: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+    const LABEL_VALUE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+    let of = |m: &str| format!("optional.of([{}])", serde_json::to_string(m).unwrap());
+    let none = "optional.none()".to_string();
+    let mut cases: Vec<(String, String)> = vec![
+        ("format.dns1123Label().validate(\"my-label-name\")".into(), none.clone()),
+        ("format.dns1123Subdomain().validate(\"apiextensions.k8s.io\")".into(), none.clone()),
+        ("format.qualifiedName().validate(\"apiextensions.k8s.io/v1beta1\")".into(), none.clone()),
+        ("format.dns1123LabelPrefix().validate(\"my-label-prefix-\")".into(), none.clone()),
+        ("format.dns1123SubdomainPrefix().validate(\"mysubdomain.prefix.-\")".into(), none.clone()),
+        ("format.dns1035LabelPrefix().validate(\"my-label-prefix-\")".into(), none.clone()),
+        ("format.uri().validate(\"http://example.com\")".into(), none.clone()),
+        ("format.uuid().validate(\"123e4567-e89b-12d3-a456-426614174000\")".into(), none.clone()),
+        ("format.byte().validate(\"aGVsbG8=\")".into(), none.clone()),
+        ("format.date().validate(\"2021-01-01\")".into(), none.clone()),
+        ("format.datetime().validate(\"2021-01-01T00:00:00Z\")".into(), none.clone()),
+        ("format.dns1123Label().validate(\"contains a space\")".into(), of(LABEL)),
+        ("format.dns1123Subdomain().validate(\"contains a space\")".into(), of(SUBDOMAIN)),
+        ("format.dns1035Label().validate(\"contains a space\")".into(), of(DNS1035)),
+        ("format.qualifiedName().validate(\"contains a space\")".into(), of(QUALIFIED)),
+        ("format.dns1123LabelPrefix().validate(\"contains a space-\")".into(), of(LABEL)),
+        ("format.dns1123SubdomainPrefix().validate(\"contains a space-\")".into(), of(SUBDOMAIN)),
+        ("format.dns1035LabelPrefix().validate(\"contains a space-\")".into(), of(DNS1035)),
+        ("format.dns1123Label().validate(\"my-label-name\")".into(), none.clone()),
+        ("format.dns1123Subdomain().validate(\"example.com\")".into(), none.clone()),
+        ("format.dns1035Label().validate(\"my-label-name\")".into(), none.clone()),
+        ("format.qualifiedName().validate(\"my.name\")".into(), none.clone()),
+        ("format.byte().validate(\"aGVsbG8=\")".into(), none.clone()),
+        ("format.byte().validate(\"aGVsbG8\")".into(), of("invalid base64")),
+        ("format.date().validate(\"2020-01-01\")".into(), none.clone()),
+        ("format.date().validate(\"2020-01-32\")".into(), of("invalid date")),
+        ("format.datetime().validate(\"2020-01-01T00:00:00Z\")".into(), none.clone()),
+        ("format.datetime().validate(\"2020-01-32T00:00:00Z\")".into(), of("invalid datetime")),
+        ("format.named(\"unknown\").hasValue()".into(), "false".into()),
+        ("format.labelValue().validate(\"my-cool-label-Value\")".into(), none.clone()),
+        (
+            "format.labelValue().validate(\"my-cool-label-Value!!\\n\\n!!!\")".into(),
+            of(LABEL_VALUE),
+        ),
+    ];
+    let names: Vec<&str> = vap_eval::library::format::NamedFormat::names().collect();
+    // library.ConstantFormats has 13 entries.
+    assert_eq!(names.len(), 13);
+    for lhs in &names {
+        cases.push((format!("format.named(\"{lhs}\").hasValue()"), "true".into()));
+        cases.push((format!("format.named(\"{lhs}\").value() == format.{lhs}()"), "true".into()));
+        for rhs in names.iter().filter(|r| *r != lhs) {
+            cases.push((format!("format.{lhs}() == format.{rhs}()"), "false".into()));
+        }
+    }
+    let borrowed: Vec<(&str, &str)> = cases.iter().map(|(e, w)| (e.as_str(), w.as_str())).collect();
+    check(&borrowed);
 }
 
 #[test]
@@ -278,6 +341,34 @@ fn url_and_regex() {
         ("'baaab'.findAll('a*')", "[\"\", \"aaa\", \"\"]"),
         ("'abc'.find('(abc')", "error: Illegal regex: error parsing regexp: missing closing ): `(abc`"),
     ]);
+}
+
+/// `sum()` of lists the checker cannot type (read from JSON, or `dyn`): cel-go's function-level
+/// dispatcher tries the overloads in declaration order and takes the first whose `list(T)`
+/// `Type.IsAssignableRuntimeType` accepts — decided by the list's first element (cel-go
+/// `common/types/types.go`, `common/decls/decls.go` `FunctionDecl.Bindings`). apiserver
+/// `lists.go` declares `sum` for int, uint, double, duration, in that order.
+#[test]
+fn sum_of_untyped_lists() {
+    check(&[
+        ("dyn([1.5, 2.5]).sum()", "4"),
+        ("type(dyn([1.5, 2.5]).sum())", "double"),
+        ("dyn([duration('1s'), duration('2s')]).sum()", "duration(\"3s\")"),
+        ("dyn([1u]).sum()", "1u"),
+        ("type(dyn([]).sum())", "int"),
+        ("dyn(['a']).sum()", "error: no such overload"),
+    ]);
+    let variables = json!({"object": {"spec": {"weights": [0.25, 0.5, 1e2], "ints": [1, 2], "mixed": [1.5, 2]}}});
+    let run = |expr: &str| {
+        let vars = variables.as_object().cloned().unwrap_or_default();
+        let r = vap_eval::api::evaluate_expression(expr, &vars, &Default::default());
+        (r.value, r.type_name, r.diagnostics.len())
+    };
+    assert_eq!(run("object.spec.weights.sum()"), (Some(json!(100.75)), Some("double".into()), 0));
+    assert_eq!(run("object.spec.ints.sum()"), (Some(json!(3)), Some("int".into()), 0));
+    // The double overload is chosen by the first element; `Double.Add(Int)` has no overload.
+    let (value, _, diagnostics) = run("object.spec.mixed.sum()");
+    assert_eq!((value, diagnostics), (None, 1));
 }
 
 #[test]

@@ -276,6 +276,15 @@ fn lists_sets_optionals() {
         ("optional.of(1).value()", "1"),
         ("optional.none().value()", "error: optional.none() dereference"),
         ("optional.ofNonZeroValue('')", "optional.none()"),
+        // cel-go Timestamp.IsZeroValue is Go's time.Time.IsZero (year 1), not the epoch; an
+        // optional has no zero value (cel-go common/types/timestamp.go, optional.go).
+        ("optional.ofNonZeroValue(timestamp('0001-01-01T00:00:00Z')).hasValue()", "false"),
+        ("optional.ofNonZeroValue(timestamp('0001-01-01T01:00:00+01:00')).hasValue()", "false"),
+        ("optional.ofNonZeroValue(timestamp(0)).hasValue()", "true"),
+        ("optional.ofNonZeroValue(timestamp('0001-01-01T00:00:00.000000001Z')).hasValue()", "true"),
+        ("optional.ofNonZeroValue(optional.none()).hasValue()", "true"),
+        ("optional.ofNonZeroValue(duration('0s')).hasValue()", "false"),
+        ("optional.ofNonZeroValue(null).hasValue()", "false"),
         ("optional.none().or(optional.of(2))", "optional.of(2)"),
         ("optional.none().orValue(3)", "3"),
         ("optional.of(1).hasValue()", "true"),

@@ -102,17 +102,56 @@ pub struct PolicySet {
     /// The RBAC objects supplied with the manifests, for the offline authorizer; `None` when
     /// there are none (every check is then a NoOpinion decision).
     pub rbac: Option<Rc<Rbac>>,
+<<<<<<< HEAD
     /// Unbound policies and missing namespaces (default: skip, assume).
     pub setup: SetupOptions,
+=======
+    /// Objects are evaluated as the apiserver stores them (crate::objects); false: as given.
+    pub normalize_objects: bool,
+    /// What that changed in the param and namespace objects of the manifests.
+    pub object_changes: Vec<crate::objects::ObjectChange>,
+>>>>>>> h-objects
 }
 
 impl PolicySet {
     pub fn new(text: &str, version: KubeVersion) -> PolicySet {
-        let manifests = load_manifests(text);
+        Self::with_objects(text, version, true)
+    }
+
+    /// [`PolicySet::new`]; `normalize_objects` false evaluates every object exactly as given.
+    pub fn with_objects(text: &str, version: KubeVersion, normalize_objects: bool) -> PolicySet {
+        let mut manifests = load_manifests(text);
+        let mut object_changes = Vec::new();
+        let mut object_diagnostics = Vec::new();
+        if normalize_objects {
+            let crds = manifests.crds.clone();
+            // A Namespace is both a param candidate and a namespace object: report it once.
+            let mut done: Vec<String> = Vec::new();
+            let mut run = |v: &mut serde_json::Value, label: String| {
+                let n = crate::objects::normalize(v, version, &crds, &label);
+                if !done.contains(&label) {
+                    object_changes.extend(n.changes);
+                    object_diagnostics.extend(n.diagnostics);
+                    done.push(label);
+                }
+            };
+            for p in manifests.params.iter_mut() {
+                let label = if p.namespace.is_empty() {
+                    format!("{} {}", p.gvk.kind, p.name)
+                } else {
+                    format!("{} {}/{}", p.gvk.kind, p.namespace, p.name)
+                };
+                run(&mut p.value, label);
+            }
+            for (name, ns) in manifests.namespaces.iter_mut() {
+                run(ns, format!("Namespace {name}"));
+            }
+        }
         let compiler = CelCompiler::new(version, EnvironmentMode::StoredExpressions);
         let compiled: Vec<CompiledPolicy> =
             manifests.policies.iter().map(|p| CompiledPolicy::new(&p.object, &compiler)).collect();
         let mut diagnostics = manifests.diagnostics.clone();
+        diagnostics.extend(object_diagnostics);
         let mut cel = Vec::new();
         for (p, c) in manifests.policies.iter().zip(&compiled) {
             cel.extend(super::dispatcher::compile_diagnostics(text, &manifests, p, c));
@@ -151,7 +190,12 @@ impl PolicySet {
             diagnostics,
             webhooks,
             rbac,
+<<<<<<< HEAD
             setup: SetupOptions::default(),
+=======
+            normalize_objects,
+            object_changes,
+>>>>>>> h-objects
         }
     }
 

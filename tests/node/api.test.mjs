@@ -205,6 +205,36 @@ test("evaluate: kubernetesVersion selects the target; an unsupported one is a di
   assert.match(r.diagnostics[0].message, /supported versions are 1\.30 through 1\.37/);
 });
 
+test("evaluate: objects as the apiserver stores them, with objectChanges; objectsAsGiven turns it off", () => {
+  // kubernetes/api rbac/v1 ClusterRole.rules has no omitempty: a nil slice is null (schemas.md §5).
+  const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [rbac.authorization.k8s.io], apiVersions: [v1], operations: [CREATE], resources: [clusterroles]}]
+  validations: [{expression: "object.?rules.orValue([]) != null"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: b}
+spec: {policyName: p, validationActions: [Deny]}`;
+  const object = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "r" }, extra: 1 };
+  const stored = evaluate({ manifests: policy, object });
+  assert.equal(stored.response.allowed, false);
+  assert.deepEqual(stored.objectChanges.map((c) => [c.path, c.reason]), [["extra", "pruned"], ["rules", "nullForNonOmitempty"]]);
+  assert.ok(stored.diagnostics.some((d) => d.code === "object-unknown-field" && d.severity === "warning"));
+  const given = evaluate({ manifests: policy, object, objectsAsGiven: true });
+  assert.equal(given.response.allowed, true);
+  assert.equal(given.objectChanges, undefined);
+  const set = new PolicySet(policy, { objectsAsGiven: true });
+  try {
+    assert.equal(set.evaluate({ object }).response.allowed, true);
+  } finally {
+    set.free();
+  }
+});
+
 test("PolicySet: compiled once, evaluated against many objects", () => {
   const set = new PolicySet(replicas, { kubernetesVersion: "1.34" });
   try {
@@ -449,7 +479,11 @@ test("malformed input throws an Error with a clear message; the instance keeps w
     [() => evaluate("just a string"), /^evaluate\(input\): expected an object or its YAML\/JSON text, got text holding a string$/],
     [() => evaluate("manifests: [\n"), /^evaluate\(input\): line \d+, column \d+: yaml: /],
     [() => evaluate("a: 1\n---\nb: 2\n"), /^evaluate\(input\): expected one YAML\/JSON document, found 2$/],
+<<<<<<< HEAD
     [() => evaluate({ manifests: replicas, objects: {} }), /^evaluate\(input\)\.objects: unknown field `objects`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`$/],
+=======
+    [() => evaluate({ manifests: replicas, objects: {} }), /^evaluate\(input\)\.objects: unknown field `objects`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `objectsAsGiven`$/],
+>>>>>>> h-objects
     [() => evaluate({ manifests: 7 }), /^evaluate\(input\)\.manifests: invalid type: integer `7`, expected YAML\/JSON text or a list of texts and objects$/],
     [() => evaluate({ manifests: [replicas, 3] }), /^evaluate\(input\)\.manifests\[1\]: invalid type: integer `3`, expected YAML\/JSON text or an object$/],
     [() => evaluate({ manifests: "", object: true }), /^evaluate\(input\)\.object: invalid type: boolean `true`, expected YAML\/JSON text or an object$/],
@@ -464,7 +498,11 @@ test("malformed input throws an Error with a clear message; the instance keeps w
     [() => evaluateExpression("true", {}, { kind: ["variable"] }), /^evaluateExpression\(options\)\.kind: invalid type: sequence, expected a string$/],
     [() => new PolicySet(), /^new PolicySet\(manifests\): expected YAML\/JSON text or a list of texts and objects, got undefined$/],
     [() => new PolicySet({ kind: "ValidatingAdmissionPolicy" }), /^new PolicySet\(manifests\): invalid type: map, expected YAML\/JSON text or a list of texts and objects$/],
+<<<<<<< HEAD
     [() => new PolicySet(replicas, { kubernetesversion: "1.30" }), /^new PolicySet\(options\)\.kubernetesversion: unknown field `kubernetesversion`, expected one of `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`$/],
+=======
+    [() => new PolicySet(replicas, { kubernetesversion: "1.30" }), /^new PolicySet\(options\)\.kubernetesversion: unknown field `kubernetesversion`, expected `kubernetesVersion` or `objectsAsGiven`$/],
+>>>>>>> h-objects
     [() => new PolicySet(replicas).evaluate("object: [\n"), /^PolicySet\.evaluate\(request\): line \d+, column \d+: yaml: /],
   ];
   assert.ok(garbage.length >= 20);

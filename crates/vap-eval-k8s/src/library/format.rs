@@ -335,6 +335,11 @@ fn is_datetime(s: &str) -> bool {
 }
 
 impl NamedFormat {
+    /// Every format's name (`format.named` key and constructor name), in declaration order.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        ctors::NAMES.iter().map(|(n, _)| *n)
+    }
+
     /// `format.named(name)`: `None` for unknown names.
     pub fn named(name: &str) -> Option<NamedFormat> {
         ctors::NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
@@ -440,13 +445,11 @@ impl OpaqueValue for FormatValue {
     fn type_name(&self) -> &str {
         super::type_name::NAMED_FORMAT
     }
+    /// Two formats are equal exactly when they name the same format (apiserver
+    /// `format_test.go` TestFormat: `format.named("uuid").value() == format.uuid()` is true,
+    /// `format.uuid() == format.byte()` false); `==` against another type is `no such overload`.
     fn equals(&self, other: &dyn OpaqueValue) -> bool {
         other.as_any().downcast_ref::<FormatValue>().is_some_and(|o| self.0 == o.0)
-    }
-    /// The apiserver hands out `*Format` pointers while `Format.Equal` only accepts the value
-    /// form, so `==` between formats is always `no such overload`.
-    fn equal_to(&self, _: &Value<'_>) -> Result<bool, String> {
-        Err("no such overload".into())
     }
     fn display(&self) -> String {
         format!("{:?}", self.0)

@@ -154,8 +154,19 @@ fn max<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
 
 /// `sum` from the overload's typed zero, adding with CEL's checked arithmetic; an element of
 /// another type is `no such overload` (the zero's `Add` rejects it).
+///
+/// A list the checker could not type (`dyn`, e.g. read from JSON) is dispatched at run time as
+/// cel-go's function-level dispatcher does: the overloads in declaration order, the first whose
+/// `list(T)` is assignable from the value, which cel-go's `Type.IsAssignableRuntimeType` decides
+/// by the list's first element (an empty list matches the first, `int`, overload). So
+/// `[1.5, 2.5]` from JSON sums as doubles.
 fn sum_from<'a>(a: &[Value<'a>], zero: Value<'a>) -> R<'a> {
     let overflow = || Fail::msg("integer overflow");
+    if let Some(first) = list(&a[0])?.get(0) {
+        if std::mem::discriminant(&first) != std::mem::discriminant(&zero) {
+            return Err(Fail::NoMatch);
+        }
+    }
     let mut acc = zero;
     for next in list(&a[0])?.iter() {
         acc = match (&acc, &next) {

@@ -3,7 +3,7 @@
 //!
 //! - `'%s and %d'.format(['a', 1])` // 'a and 1'
 //! - `'%.2f'.format([1.23456])` // '1.23'
-//! - `'%e'.format([1000.0])` // '1.000000e+03'
+//! - `'%e'.format([1000.0])` // '1.000000\u{202f}×\u{202f}10⁰³' (x/text's en_US scientific form)
 //! - `'%b %o %x %X'.format([5, 8, 255, 255])` // '101 10 ff FF'
 //! - `'%s'.format([[1, 'a']])` // '[1, "a"]'; `'%s'.format([null])` // 'null'
 //! - `'%d'.format([1.5])` // error: error during formatting: decimal clause can only be used on integers, was given double
@@ -104,24 +104,44 @@ fn fixed(d: f64, prec: usize) -> String {
     format!("{d:.prec$}")
 }
 
-fn sci(d: f64, prec: usize) -> String {
-    if d.is_nan() {
-        return "NaN".into();
-    }
-    if d.is_infinite() {
-        return if d > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    let s = format!("{d:.prec$e}");
-    // Rust: 1.000000e3 → Go: 1.000000e+03
-    match s.split_once('e') {
-        Some((m, e)) => {
-            let (sign, digits) = match e.strip_prefix('-') {
-                Some(d) => ('-', d),
-                None => ('+', e),
-            };
-            format!("{m}e{sign}{digits:0>2}")
+/// `%e` as cel-go's pre-spec formatter produces it: `message.NewPrinter(en_US).Sprintf("%<p>e",
+/// x)` — the clause's precision becomes a *width* (cel-go builds the verb with `%%%de`), so the
+/// mantissa always has 6 decimals, and golang.org/x/text prints the exponent in the locale's
+/// superscripting form: `×` between narrow no-break spaces, `10`, the exponent in superscript
+/// digits (at least two, `⁻` when negative). cel-go `ext/strings_test.go` (locale `en_US`):
+/// `'%.6e'.format([1052.032911275])` → `1.052033\u202f×\u202f10⁰³`, `'%e'.format([2.71828])` →
+/// `2.718280\u202f×\u202f10⁰⁰`. The width pads on the left with spaces, counted in characters
+/// (Go fmt's padding; assumed for x/text, no upstream test pins a width wider than the number).
+fn sci(d: f64, width: usize) -> String {
+    let body = if d.is_nan() {
+        "NaN".to_string()
+    } else if d.is_infinite() {
+        if d > 0.0 { "∞" } else { "-∞" }.to_string()
+    } else {
+        let s = format!("{d:.6e}");
+        let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        let (neg, digits) = match exp.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, exp),
+        };
+        let mut out = format!("{mantissa}\u{202f}×\u{202f}10");
+        if neg {
+            out.push('⁻');
         }
-        None => s,
+        if digits.len() < 2 {
+            out.push('⁰');
+        }
+        for c in digits.chars() {
+            const SUP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+            out.push(c.to_digit(10).map_or(c, |v| SUP[v as usize]));
+        }
+        out
+    };
+    let n = body.chars().count();
+    if n < width {
+        " ".repeat(width - n) + &body
+    } else {
+        body
     }
 }
 
@@ -268,12 +288,23 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::approx_constant)] // 2.71828 is the upstream test's input, not e
     fn clauses() {
         let s = |x: &str| Value::string(x);
         assert_eq!(format("%s and %d", &[s("a"), Value::Int(1)]).unwrap(), "a and 1");
         assert_eq!(format("%.2f", &[Value::Double(1.23456)]).unwrap(), "1.23");
         assert_eq!(format("%f", &[Value::Int(2)]).unwrap(), "2.000000");
-        assert_eq!(format("%e", &[Value::Double(1000.0)]).unwrap(), "1.000000e+03");
+        // cel-go ext/strings_test.go, locale en_US (the pre-spec formatter Kubernetes uses).
+        let e = |f: &str, d: f64| format(f, &[Value::Double(d)]).unwrap();
+        assert_eq!(e("%.6e", 1052.032911275), "1.052033\u{202f}\u{00d7}\u{202f}10\u{2070}\u{00b3}");
+        assert_eq!(e("%e", 2.71828), "2.718280\u{202f}\u{00d7}\u{202f}10\u{2070}\u{2070}");
+        assert_eq!(
+            format("unescaped unicode: %e, escaped unicode: %e", &[Value::Double(2.71828), Value::Double(2.71828)]).unwrap(),
+            "unescaped unicode: 2.718280\u{202f}×\u{202f}10⁰⁰, escaped unicode: 2.718280\u{202f}\u{00d7}\u{202f}10\u{2070}\u{2070}"
+        );
+        // The precision is a width, never fewer than 6 decimals.
+        assert_eq!(e("%.1e", 0.00125), "1.250000\u{202f}×\u{202f}10⁻⁰³");
+        assert_eq!(e("%.20e", -1e100), "   -1.000000\u{202f}×\u{202f}10¹⁰⁰");
         assert_eq!(
             format(
                 "%b %o %x %X",

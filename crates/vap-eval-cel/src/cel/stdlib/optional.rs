@@ -19,6 +19,10 @@ fn of<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     Ok(some(a[0].clone()))
 }
 
+/// cel-go `traits.Zeroer`: the types that implement `IsZeroValue`. A timestamp is zero when Go's
+/// `time.Time.IsZero` says so — 0001-01-01T00:00:00Z, not the Unix epoch (cel-go
+/// `common/types/timestamp.go`); optionals, types and library values have no zero (cel-go
+/// `common/types/optional.go` does not implement it), so `ofNonZeroValue` wraps them.
 fn is_zero(v: &Value<'_>) -> bool {
     match v {
         Value::Null => true,
@@ -29,11 +33,10 @@ fn is_zero(v: &Value<'_>) -> bool {
         Value::String(s) => s.as_str().is_empty(),
         Value::Bytes(b) => b.is_empty(),
         Value::Duration(d) => *d == 0,
-        Value::Timestamp(t) => t.secs == 0 && t.nanos == 0,
+        Value::Timestamp(t) => t.secs == crate::cel::value::MIN_UNIX && t.nanos == 0,
         Value::List(l) => l.is_empty(),
         Value::Map(m) => m.is_empty(),
-        Value::Optional(o) => o.is_none(),
-        Value::Type(_) | Value::Opaque(_) => false,
+        Value::Optional(_) | Value::Type(_) | Value::Opaque(_) => false,
     }
 }
 

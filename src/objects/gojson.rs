@@ -1,0 +1,421 @@
+//! The Go round trip of a built-in object: decode into the Go type, default, convert back.
+//!
+//! The object is walked three times against its generated type ([`super::model`]):
+//! 1. **decode** (apimachinery's JSON decoder into the Go struct): fields the type does not have
+//!    are dropped; `null` is Go nil / the zero value; integers into integer fields (a YAML
+//!    `3.0` becomes `3`), floats into float fields, quantities parsed, times parsed. A value that
+//!    does not fit is a diagnostic (the apiserver would reject the object) and stays as given.
+//! 2. **default**: at each struct, top-down as `zz_generated.defaults.go` calls them, the
+//!    type's ported `SetDefaults_*` ([`super::defaults`]), then its fields' `+default` markers.
+//! 3. **encode** (`runtime.DefaultUnstructuredConverter.ToUnstructured`, json tags):
+//!    `omitempty` drops zero scalars and empty slices and maps; a nil pointer, slice or map
+//!    without it is `null`; a non-pointer scalar without it is its zero value; a non-pointer
+//!    struct is always there (`omitempty` does not apply to structs); a zero `metav1.Time` is
+//!    `null` unless `omitzero` (ObjectMeta.creationTimestamp since 1.34: absent); quantities
+//!    are in canonical form.
+//!
+//! While decoding, the object holds Go values in JSON form: a key is absent for a nil pointer,
+//! slice or map and for a scalar holding its zero value.
+
+use serde_json::{Map, Value as Json};
+
+use super::model::{Field, Model};
+use super::{diagnostics, ChangeReason, Event, Seg};
+use crate::diagnostic::Diagnostic;
+use crate::environment::KubeVersion;
+use crate::library::quantity::Quantity;
+
+/// One walk over one object.
+pub struct Walk<'m> {
+    pub model: &'m Model,
+    pub version: KubeVersion,
+    label: String,
+    path: Vec<Seg>,
+    map_keys: Vec<bool>,
+    pub events: Vec<Event>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The zero value of a non-pointer shape as the converter writes it.
+fn zero(shape: &str) -> Json {
+    match shape.as_bytes().first() {
+        Some(b's' | b'd') if shape == "d" => Json::from("0s"),
+        Some(b's') => Json::from(""),
+        Some(b'i' | b'x') => Json::from(0),
+        Some(b'f') => serde_json::Number::from_f64(0.0).map_or(Json::Null, Json::Number),
+        Some(b'b') => Json::Bool(false),
+        Some(b'q') => Json::from("0"),
+        Some(b'@') => Json::Object(Map::new()),
+        _ => Json::Null,
+    }
+}
+
+/// Go's `omitempty` emptiness of a decoded value of `shape`.
+fn is_empty(v: &Json, shape: &str) -> bool {
+    match shape.as_bytes().first() {
+        Some(b's' | b'y') => v.as_str() == Some(""),
+        Some(b'i') => v.as_i64() == Some(0),
+        Some(b'f') => v.as_f64() == Some(0.0),
+        Some(b'b') => v == &Json::Bool(false),
+        Some(b'[') => v.as_array().is_some_and(Vec::is_empty),
+        Some(b'{') => v.as_object().is_some_and(Map::is_empty),
+        _ => false,
+    }
+}
+
+/// A JSON type name for decode errors (Go `encoding/json` wording).
+fn json_type(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "null",
+        Json::Bool(_) => "bool",
+        Json::Number(_) => "number",
+        Json::String(_) => "string",
+        Json::Array(_) => "array",
+        Json::Object(_) => "object",
+    }
+}
+
+/// metav1.Time: RFC 3339 in UTC, whole seconds; MicroTime: six fraction digits.
+fn canonical_time(s: &str, micro: bool) -> Option<String> {
+    let t = crate::cel::stdlib::time::parse_rfc3339(s)?;
+    let utc = crate::cel::value::Timestamp { secs: t.secs, nanos: 0, offset: 0 };
+    let text = crate::cel::value::format_timestamp(&utc);
+    if !micro {
+        return Some(text);
+    }
+    let base = text.trim_end_matches('Z');
+    Some(format!("{base}.{:06}Z", t.nanos / 1000))
+}
+
+impl<'m> Walk<'m> {
+    pub fn new(model: &'m Model, version: KubeVersion, label: &str) -> Self {
+        Walk {
+            model,
+            version,
+            label: label.to_string(),
+            path: Vec::new(),
+            map_keys: Vec::new(),
+            events: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Record a change at the current path plus `key` (`None`: the current path).
+    pub fn event(&mut self, key: Option<&str>, reason: ChangeReason) {
+        let mut path = self.path.clone();
+        let mut map_keys = self.map_keys.clone();
+        if let Some(k) = key {
+            path.push(Seg::Key(k.to_string()));
+            map_keys.push(false);
+        }
+        self.events.push(Event { path, map_keys, reason });
+    }
+
+    /// Record a change at the current path plus `rel` (keys of structs or maps, list indices;
+    /// `map` marks which keys are map keys).
+    pub fn event_rel(&mut self, rel: &[Seg], map: &[bool], reason: ChangeReason) {
+        let mut path = self.path.clone();
+        let mut map_keys = self.map_keys.clone();
+        for (i, s) in rel.iter().enumerate() {
+            path.push(s.clone());
+            map_keys.push(map.get(i).copied().unwrap_or(false));
+        }
+        self.events.push(Event { path, map_keys, reason });
+    }
+
+    /// The current path, rendered.
+    pub fn here(&self, key: &str) -> String {
+        let mut p = self.path.clone();
+        let mut m = self.map_keys.clone();
+        p.push(Seg::Key(key.to_string()));
+        m.push(false);
+        super::render_path(&p, &m)
+    }
+
+    fn enter(&mut self, seg: Seg, map_key: bool) {
+        self.path.push(seg);
+        self.map_keys.push(map_key);
+    }
+    fn leave(&mut self) {
+        self.path.pop();
+        self.map_keys.pop();
+    }
+
+    /// Normalise a whole object of root type `root`.
+    pub fn object(&mut self, v: &mut Json, root: &str) {
+        let shape = format!("@{root}");
+        self.decode(v, &shape);
+        self.default(v, &shape);
+        self.encode(v, &shape);
+    }
+
+    // ----- 1. decode -------------------------------------------------------------------------
+
+    fn decode(&mut self, v: &mut Json, shape: &str) {
+        let Some(&c) = shape.as_bytes().first() else { return };
+        let rest = &shape[1..];
+        match (c, &mut *v) {
+            (b'*', _) => self.decode(v, rest),
+            (b'[', Json::Array(items)) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    self.enter(Seg::Index(i), false);
+                    if item.is_null() && !rest.starts_with('*') {
+                        *item = zero(rest);
+                    }
+                    self.decode(item, rest);
+                    self.leave();
+                }
+            }
+            (b'{', Json::Object(m)) => {
+                for (k, item) in m.iter_mut() {
+                    self.enter(Seg::Key(k.clone()), true);
+                    if item.is_null() && !rest.starts_with('*') {
+                        *item = zero(rest);
+                    }
+                    self.decode(item, rest);
+                    self.leave();
+                }
+            }
+            (b'@', Json::Object(m)) => self.decode_struct(m, rest),
+            (b's' | b'y' | b'd', Json::String(_)) | (b'b', Json::Bool(_)) | (b'r', _) => {}
+            (b'i' | b'x', Json::Number(n)) => {
+                if n.as_i64().is_none() {
+                    match n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.007e15) {
+                        Some(f) => {
+                            *v = Json::from(f as i64);
+                            self.event(None, ChangeReason::Canonical);
+                        }
+                        None => self.mismatch(v, shape),
+                    }
+                }
+            }
+            (b'x', Json::String(_)) => {}
+            (b'f', Json::Number(n)) => {
+                if n.is_i64() || n.is_u64() {
+                    if let Some(f) = n.as_f64().and_then(serde_json::Number::from_f64) {
+                        *v = Json::Number(f);
+                        self.event(None, ChangeReason::Canonical);
+                    }
+                }
+            }
+            (b'q', Json::String(_) | Json::Number(_)) => {
+                let text = match &*v {
+                    Json::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                match Quantity::parse(&text) {
+                    Ok(q) => {
+                        let canonical = Json::from(q.canonical());
+                        if *v != canonical {
+                            *v = canonical;
+                            self.event(None, ChangeReason::Canonical);
+                        }
+                    }
+                    Err(e) => {
+                        let field = super::render_path(&self.path, &self.map_keys);
+                        self.diagnostics.push(diagnostics::bad_value(&self.label, &field, &e));
+                    }
+                }
+            }
+            (b't' | b'u', Json::String(s)) => match canonical_time(s, c == b'u') {
+                Some(t) => {
+                    if *s != t {
+                        *v = Json::from(t);
+                        self.event(None, ChangeReason::Canonical);
+                    }
+                }
+                None => {
+                    let field = super::render_path(&self.path, &self.map_keys);
+                    let msg = format!("parsing time {}: not RFC 3339", Json::from(s.as_str()));
+                    self.diagnostics.push(diagnostics::bad_value(&self.label, &field, &msg));
+                }
+            },
+            _ => self.mismatch(v, shape),
+        }
+    }
+
+    fn mismatch(&mut self, v: &Json, shape: &str) {
+        let go = match shape.trim_start_matches('*').as_bytes().first() {
+            Some(b's') => "string",
+            Some(b'i') => "integer",
+            Some(b'f') => "float",
+            Some(b'b') => "bool",
+            Some(b'[' | b'y') => "array",
+            Some(b'{' | b'@') => "object",
+            Some(b't' | b'u') => "time (RFC 3339 string)",
+            Some(b'q') => "quantity (string or number)",
+            Some(b'x') => "integer or string",
+            _ => "value",
+        };
+        let field = super::render_path(&self.path, &self.map_keys);
+        self.diagnostics.push(diagnostics::wrong_type(&self.label, &field, json_type(v), go));
+    }
+
+    fn decode_struct(&mut self, m: &mut Map<String, Json>, ty: &str) {
+        let model = self.model;
+        let Some(fields) = model.fields(ty) else { return };
+        let unknown: Vec<String> =
+            m.keys().filter(|k| !fields.iter().any(|f| f.name == k.as_str())).cloned().collect();
+        for k in unknown {
+            let field = self.here(&k);
+            self.diagnostics.push(diagnostics::unknown_field(&self.label, &field));
+            self.event(Some(&k), ChangeReason::Pruned);
+            m.remove(&k);
+        }
+        for f in fields {
+            let Some(v) = m.get_mut(f.name) else { continue };
+            if v.is_null() {
+                m.remove(f.name);
+                continue;
+            }
+            self.enter(Seg::Key(f.name.to_string()), false);
+            self.decode(v, f.shape);
+            self.leave();
+        }
+    }
+
+    // ----- 2. default ------------------------------------------------------------------------
+
+    fn default(&mut self, v: &mut Json, shape: &str) {
+        let Some(&c) = shape.as_bytes().first() else { return };
+        let rest = &shape[1..];
+        match (c, v) {
+            (b'*', v) => self.default(v, rest),
+            (b'[', Json::Array(items)) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    self.enter(Seg::Index(i), false);
+                    self.default(item, rest);
+                    self.leave();
+                }
+            }
+            (b'{', Json::Object(m)) => {
+                for (k, item) in m.iter_mut() {
+                    self.enter(Seg::Key(k.clone()), true);
+                    self.default(item, rest);
+                    self.leave();
+                }
+            }
+            (b'@', Json::Object(m)) => {
+                super::defaults::apply(self, rest, m);
+                let model = self.model;
+                let Some(fields) = model.fields(rest) else { return };
+                for f in fields {
+                    if let Some(d) = f.default {
+                        if self.unset(m, f) {
+                            if let Ok(value) = serde_json::from_str::<Json>(d) {
+                                m.insert(f.name.to_string(), value);
+                                self.event(Some(f.name), ChangeReason::Default);
+                            }
+                        }
+                    }
+                    // Non-pointer structs exist in Go even when absent: their defaults apply.
+                    if f.shape.starts_with('@') && !m.contains_key(f.name) {
+                        let mut probe = Json::Object(Map::new());
+                        self.enter(Seg::Key(f.name.to_string()), false);
+                        self.default(&mut probe, f.shape);
+                        self.leave();
+                        if probe.as_object().is_some_and(|o| !o.is_empty()) {
+                            m.insert(f.name.to_string(), probe);
+                        }
+                        continue;
+                    }
+                    let Some(child) = m.get_mut(f.name) else { continue };
+                    self.enter(Seg::Key(f.name.to_string()), false);
+                    self.default(child, f.shape);
+                    self.leave();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The Go field is nil (pointer, slice, map) or holds its zero value (scalar).
+    fn unset(&self, m: &Map<String, Json>, f: &Field) -> bool {
+        match m.get(f.name) {
+            None => true,
+            Some(v) if !f.shape.starts_with(['*', '[', '{']) => is_empty(v, f.shape),
+            Some(_) => false,
+        }
+    }
+
+    // ----- 3. encode -------------------------------------------------------------------------
+
+    fn encode(&mut self, v: &mut Json, shape: &str) {
+        let Some(&c) = shape.as_bytes().first() else { return };
+        let rest = &shape[1..];
+        match (c, v) {
+            (b'*', v) => self.encode(v, rest),
+            (b'[', Json::Array(items)) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    self.enter(Seg::Index(i), false);
+                    self.encode(item, rest);
+                    self.leave();
+                }
+            }
+            (b'{', Json::Object(m)) => {
+                for (k, item) in m.iter_mut() {
+                    self.enter(Seg::Key(k.clone()), true);
+                    self.encode(item, rest);
+                    self.leave();
+                }
+            }
+            (b'@', Json::Object(m)) => self.encode_struct(m, rest),
+            _ => {}
+        }
+    }
+
+    fn encode_struct(&mut self, m: &mut Map<String, Json>, ty: &str) {
+        let model = self.model;
+        let Some(fields) = model.fields(ty) else { return };
+        for f in fields {
+            let first = f.shape.as_bytes().first().copied().unwrap_or(b'r');
+            match (first, m.contains_key(f.name)) {
+                // Nil pointer, slice or map.
+                (b'*' | b'[' | b'{' | b'y', false) => {
+                    if !f.omitempty {
+                        m.insert(f.name.to_string(), Json::Null);
+                        self.event(Some(f.name), ChangeReason::NullForNonOmitempty);
+                    }
+                }
+                // A zero time, omitted only by omitzero.
+                (b't' | b'u', false) => {
+                    if !f.omitzero {
+                        m.insert(f.name.to_string(), Json::Null);
+                        self.event(Some(f.name), ChangeReason::ZeroValue);
+                    }
+                }
+                // A zero scalar: absent with omitempty, else written.
+                (b's' | b'i' | b'f' | b'b', false) => {
+                    if !f.omitempty {
+                        m.insert(f.name.to_string(), zero(f.shape));
+                        self.event(Some(f.name), ChangeReason::ZeroValue);
+                    }
+                }
+                // Structs (and the struct-typed quantity, int-or-string, duration, raw JSON)
+                // are always written.
+                (_, false) => {
+                    m.insert(f.name.to_string(), zero(f.shape));
+                    self.event(Some(f.name), ChangeReason::ZeroValue);
+                    if first == b'@' {
+                        if let Some(child) = m.get_mut(f.name) {
+                            self.enter(Seg::Key(f.name.to_string()), false);
+                            self.encode(child, f.shape);
+                            self.leave();
+                        }
+                    }
+                }
+                (_, true) => {
+                    let Some(child) = m.get_mut(f.name) else { continue };
+                    if f.omitempty && !f.shape.starts_with('*') && is_empty(child, f.shape) {
+                        m.remove(f.name);
+                        self.event(Some(f.name), ChangeReason::DroppedZeroValue);
+                        continue;
+                    }
+                    self.enter(Seg::Key(f.name.to_string()), false);
+                    self.encode(child, f.shape);
+                    self.leave();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! Objects as the apiserver sees them: decoded into the Go type, defaulted, and converted back.
+//!
+//! CEL in the apiserver never reads the JSON a client sent. A built-in object is decoded into its
+//! Go type (unknown fields dropped, numbers into the field's Go type), defaulted (the API group's
+//! `SetDefaults_*` functions and `+default` markers), and turned back into unstructured data by
+//! `runtime.DefaultUnstructuredConverter.ToUnstructured`, which honours the json tags: an
+//! `omitempty` field holding its zero value is absent, a nil pointer, slice or map without
+//! `omitempty` is `null`, a non-pointer scalar without it is its zero value, a non-pointer
+//! struct is always there, quantities are canonical. A custom resource gets its CRD's
+//! structural-schema defaults and loses the fields its schema does not declare (unless
+//! `x-kubernetes-preserve-unknown-fields`). `object`, `oldObject`, `params` and
+//! `namespaceObject` are all such objects.
+//!
+//! [`normalize`] does this to one object and lists every change it made ([`ObjectChange`]).
+//! Built-in kinds follow the generated shape data ([`model`], per Kubernetes version) and the
+//! hand-ported defaulting functions ([`defaults`]); custom resources their CRD ([`crd`]).
+//! Kinds neither knows (other API groups, CRDs not supplied) are left as given.
+
+pub mod crd;
+pub mod defaults;
+pub mod diagnostics;
+pub mod gojson;
+pub mod model;
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use crate::diagnostic::Diagnostic;
+use crate::environment::KubeVersion;
+
+/// Why a value changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum ChangeReason {
+    /// Set by defaulting: a `SetDefaults_*` function, a `+default` marker, or a CRD schema's
+    /// `default`.
+    Default,
+    /// An `omitempty` field held its zero value (`""`, `0`, `false`, an empty list or map), so
+    /// the converter leaves it out.
+    DroppedZeroValue,
+    /// A pointer, slice or map field without `omitempty` was left out (Go nil): it is `null`.
+    NullForNonOmitempty,
+    /// A non-pointer field without `omitempty` (or a struct, which `omitempty` never drops) was
+    /// left out: it holds its zero value (`""`, `0`, `false`, `{}`, `null` for a time).
+    ZeroValue,
+    /// A field the type (or the CRD's structural schema) does not declare: dropped by the
+    /// decoder, or pruned.
+    Pruned,
+    /// The decoded value is written in its canonical form: a quantity (`1000m` → `1`), a time
+    /// (UTC, whole seconds), an integer field given as `3.0`, a float field given as `1`.
+    Canonical,
+}
+
+/// One change the round trip made to an object.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct ObjectChange {
+    /// Which object: `object`, `oldObject`, or a manifest object as `Kind namespace/name`
+    /// (`Kind name` when cluster-scoped) — a param or namespace object.
+    pub object: String,
+    /// Field path in the form Kubernetes prints (`spec.template.spec.containers[0].imagePullPolicy`,
+    /// map keys in brackets: `metadata.labels[app]`).
+    pub path: String,
+    /// The value as given; absent when the field was not there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "unknown"))]
+    pub before: Option<Json>,
+    /// The value a policy sees; absent when the field is gone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "unknown"))]
+    pub after: Option<Json>,
+    pub reason: ChangeReason,
+}
+
+/// A step of a field path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// Render a path as Kubernetes does: `a.b[0].c`, map keys as `[key]`.
+pub fn render_path(path: &[Seg], map_keys: &[bool]) -> String {
+    let mut out = String::new();
+    for (i, s) in path.iter().enumerate() {
+        match s {
+            Seg::Key(k) if map_keys.get(i).copied().unwrap_or(false) => {
+                out.push('[');
+                out.push_str(k);
+                out.push(']');
+            }
+            Seg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Seg::Index(n) => out.push_str(&format!("[{n}]")),
+        }
+    }
+    out
+}
+
+fn lookup<'v>(v: &'v Json, path: &[Seg]) -> Option<&'v Json> {
+    let mut cur = v;
+    for s in path {
+        cur = match (s, cur) {
+            (Seg::Key(k), Json::Object(m)) => m.get(k)?,
+            (Seg::Index(i), Json::Array(a)) => a.get(*i)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// A change as recorded during the walk: where and why; before and after are read from the
+/// original and the final object at the end, so a value touched twice is reported once.
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub path: Vec<Seg>,
+    /// Which steps of `path` are map keys (rendered in brackets).
+    pub map_keys: Vec<bool>,
+    pub reason: ChangeReason,
+}
+
+/// Turn the walk's events into the changes a user sees: one per path whose value differs
+/// between `original` and `result`; a change inside a pruned or newly created subtree is
+/// covered by that subtree's own entry unless it is a default (then the default is listed and
+/// the empty struct created around it is not).
+pub fn changes(
+    object: &str,
+    original: &Json,
+    result: &Json,
+    events: &[Event],
+) -> Vec<ObjectChange> {
+    let mut out: Vec<ObjectChange> = Vec::new();
+    let mut seen: Vec<&[Seg]> = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        let under = |a: &Event| a.path.len() < e.path.len() && e.path.starts_with(&a.path);
+        // Inside something pruned, dropped or set by a default: that entry says it.
+        if events.iter().any(|a| {
+            under(a)
+                && matches!(
+                    a.reason,
+                    ChangeReason::Pruned | ChangeReason::DroppedZeroValue | ChangeReason::Default
+                )
+        }) {
+            continue;
+        }
+        // A zero-valued struct with defaults inside: the defaults say it.
+        if e.reason == ChangeReason::ZeroValue
+            && events.iter().skip(i + 1).chain(events.iter().take(i)).any(|d| {
+                d.path.len() > e.path.len()
+                    && d.path.starts_with(&e.path)
+                    && d.reason == ChangeReason::Default
+            })
+        {
+            continue;
+        }
+        if seen.contains(&e.path.as_slice()) {
+            continue;
+        }
+        let before = lookup(original, &e.path).cloned();
+        let after = lookup(result, &e.path).cloned();
+        if before == after {
+            continue;
+        }
+        seen.push(&e.path);
+        out.push(ObjectChange {
+            object: object.to_string(),
+            path: render_path(&e.path, &e.map_keys),
+            before,
+            after,
+            reason: e.reason,
+        });
+    }
+    out
+}
+
+/// The outcome of normalising one object.
+#[derive(Clone, Debug, Default)]
+pub struct Normalized {
+    /// What changed (empty when the kind is not modelled or nothing changed).
+    pub changes: Vec<ObjectChange>,
+    /// Problems the apiserver's decoder would report: unknown fields (warnings, as kubectl
+    /// prints them) and values that do not fit the Go type (the apiserver would reject the
+    /// object; the value is kept as given).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The kind was modelled (a built-in kind of the generated data, or a supplied CRD's).
+    pub modelled: bool,
+}
+
+/// Normalise `value` (an object with `apiVersion` and `kind`) in place, as the apiserver would
+/// for `version`. `label` names the object in changes and diagnostics (`object`, `oldObject`,
+/// `ConfigMap default/params`). `crds` are the supplied CustomResourceDefinitions.
+pub fn normalize(value: &mut Json, version: KubeVersion, crds: &[Json], label: &str) -> Normalized {
+    let (Some(api_version), Some(kind)) = (
+        value.get("apiVersion").and_then(Json::as_str).map(str::to_string),
+        value.get("kind").and_then(Json::as_str).map(str::to_string),
+    ) else {
+        return Normalized::default();
+    };
+    let (group, ver) = api_version.split_once('/').unwrap_or(("", &api_version));
+    let original = value.clone();
+    let model = model::model(version);
+    let mut walk = if let Some(root) = model.kind(group, ver, &kind) {
+        let mut w = gojson::Walk::new(&model, version, label);
+        w.object(value, root);
+        (w.events, w.diagnostics)
+    } else if let Some(schema) = crd::schema_for(crds, group, ver, &kind) {
+        let mut w = crd::Walk::new(label);
+        w.object(value, schema);
+        (w.events, w.diagnostics)
+    } else {
+        return Normalized::default();
+    };
+    Normalized {
+        changes: changes(label, &original, value, &walk.0),
+        diagnostics: std::mem::take(&mut walk.1),
+        modelled: true,
+    }
+}

@@ -1,0 +1,199 @@
+//! The object normaliser (`vap_eval::objects`): the Go json-tag round trip, defaulting, CRD
+//! structural defaults and pruning, and the generated data's agreement with its generator.
+
+use serde_json::{json, Value};
+use vap_eval::environment::KubeVersion;
+use vap_eval::objects::{normalize, ChangeReason};
+
+fn run(mut v: Value, minor: u32) -> (Value, vap_eval::objects::Normalized) {
+    let n = normalize(&mut v, KubeVersion::new(minor), &[], "object");
+    (v, n)
+}
+
+fn reasons(n: &vap_eval::objects::Normalized) -> Vec<(String, ChangeReason)> {
+    n.changes.iter().map(|c| (c.path.clone(), c.reason)).collect()
+}
+
+#[test]
+fn json_tags_decide_presence() {
+    // kubernetes/api apps/v1 DeploymentSpec: `paused,omitempty`, `minReadySeconds,omitempty`
+    // (zero values dropped); `selector` (pointer, no omitempty: null); `template`, `strategy`
+    // (non-pointer structs: always there); schemas.md §5.
+    let (v, n) = run(
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+               "spec": {"replicas": 2, "paused": false, "minReadySeconds": 0}}),
+        37,
+    );
+    assert!(n.modelled);
+    let spec = &v["spec"];
+    assert!(spec.get("paused").is_none() && spec.get("minReadySeconds").is_none());
+    assert_eq!(spec["selector"], Value::Null);
+    assert_eq!(
+        spec["template"]["spec"]["containers"],
+        Value::Null,
+        "PodSpec.containers has no omitempty"
+    );
+    assert_eq!(spec["template"]["spec"]["restartPolicy"], "Always");
+    assert_eq!(v["status"], json!({}));
+    let r = reasons(&n);
+    assert!(r.contains(&("spec.paused".into(), ChangeReason::DroppedZeroValue)));
+    assert!(r.contains(&("spec.selector".into(), ChangeReason::NullForNonOmitempty)));
+    assert!(!r.contains(&("spec.replicas".into(), ChangeReason::Default)));
+    // A non-pointer scalar without omitempty is its zero value: Container.name.
+    let (v, _) = run(
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+               "spec": {"containers": [{"image": "nginx:1"}]}}),
+        37,
+    );
+    assert_eq!(v["spec"]["containers"][0]["name"], "");
+    assert_eq!(v["spec"]["containers"][0]["resources"], json!({}));
+}
+
+#[test]
+fn decoding_converts_numbers_and_canonicalises() {
+    // YAML 3.0 for an int32 field is 3; a float field given 1 is a double; times are UTC
+    // seconds (metav1.Time MarshalJSON); quantities canonical.
+    let (v, n) = run(
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+               "metadata": {"name": "d", "creationTimestamp": "2024-01-02T03:04:05.678+02:00"},
+               "spec": {"replicas": 3.0}}),
+        33,
+    );
+    assert_eq!(v["spec"]["replicas"], json!(3));
+    assert!(v["spec"]["replicas"].is_i64());
+    assert_eq!(v["metadata"]["creationTimestamp"], "2024-01-02T01:04:05Z");
+    assert!(reasons(&n).contains(&("spec.replicas".into(), ChangeReason::Canonical)));
+    let (v, _) = run(
+        json!({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q"},
+               "spec": {"hard": {"cpu": "1000m", "memory": 1073741824}}}),
+        37,
+    );
+    // A number is a DecimalSI quantity: 2^30 has no shorter exact decimal form.
+    assert_eq!(v["spec"]["hard"], json!({"cpu": "1", "memory": "1073741824"}));
+}
+
+#[test]
+fn values_that_do_not_decode_are_reported_and_kept() {
+    let (v, n) = run(
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+               "spec": {"replicas": "three", "template": {"spec": {"containers": [{"name": "c",
+               "resources": {"limits": {"cpu": "lots"}}}]}}}}),
+        37,
+    );
+    assert_eq!(v["spec"]["replicas"], "three");
+    let codes: Vec<&str> = n.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["object-wrong-type", "object-invalid-value"]);
+    assert_eq!(n.diagnostics[0].field, "spec.replicas");
+    assert_eq!(n.diagnostics[1].field, "spec.template.spec.containers[0].resources.limits[cpu]");
+}
+
+#[test]
+fn creation_timestamp_by_version() {
+    // apimachinery ObjectMeta.CreationTimestamp: omitempty (null when zero) up to 1.33,
+    // omitempty,omitzero (absent) since 1.34; schemas.md §5.
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}});
+    let (v, _) = run(cm.clone(), 33);
+    assert_eq!(v["metadata"].get("creationTimestamp"), Some(&Value::Null));
+    let (v, _) = run(cm, 34);
+    assert_eq!(v["metadata"].get("creationTimestamp"), None);
+}
+
+#[test]
+fn unknown_kinds_and_malformed_objects_are_left_alone() {
+    for bad in [
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"x": 1}}),
+        json!({"kind": "Pod"}),
+        json!([1, 2]),
+        json!("text"),
+    ] {
+        let (v, n) = run(bad.clone(), 37);
+        assert_eq!(v, bad);
+        assert!(!n.modelled && n.changes.is_empty());
+    }
+    // Wrong shapes everywhere: diagnostics, no panic.
+    for metadata in [json!([]), json!("m"), json!(null), json!({"labels": [1]})] {
+        let (_, n) = run(
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata,
+            "spec": {"containers": {"a": 1}, "volumes": [null, 3]}}),
+            30,
+        );
+        assert!(n.modelled);
+        assert!(!n.diagnostics.is_empty());
+    }
+}
+
+#[test]
+fn custom_resources_follow_their_structural_schema() {
+    // apiextensions-apiserver structural pruning and defaulting; Kubernetes docs "Specifying
+    // a structural schema", "Defaulting", "Defaulting and Nullable".
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"},
+          "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+            "type": "object", "properties": {
+              "spec": {"type": "object", "properties": {
+                "size": {"type": "string", "default": "small"},
+                "note": {"type": "string", "nullable": true},
+                "gone": {"type": "string"},
+                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "items": {"type": "array", "items": {"type": "object", "properties": {
+                  "n": {"type": "integer", "default": 1}}}}}}}}}}]}});
+    let mut v = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+        "spec": {"note": null, "gone": null, "extra": 1, "free": {"any": {"thing": 1}},
+                 "labels": {"a": "b"}, "items": [{}, {"n": 5, "x": 0}]}, "status": {"s": 1}});
+    let n = normalize(&mut v, KubeVersion::new(37), &[crd], "object");
+    assert!(n.modelled);
+    assert_eq!(
+        v,
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+            "spec": {"note": null, "free": {"any": {"thing": 1}}, "labels": {"a": "b"},
+                     "items": [{"n": 1}, {"n": 5}], "size": "small"}})
+    );
+    let r = reasons(&n);
+    assert!(r.contains(&("spec.extra".into(), ChangeReason::Pruned)));
+    assert!(r.contains(&("spec.gone".into(), ChangeReason::Pruned)));
+    assert!(r.contains(&("status".into(), ChangeReason::Pruned)));
+    assert!(r.contains(&("spec.items[0].n".into(), ChangeReason::Default)));
+    assert_eq!(n.diagnostics.len(), 3, "{:?}", n.diagnostics);
+}
+
+/// The committed `data/objects/types.txt` is what `scripts/gen-objects.py` makes of the sources
+/// its header names. Needs a kubernetes/api and a kubernetes/apimachinery clone (git dirs):
+/// `VAP_K8S_API`, `VAP_K8S_APIMACHINERY` (default: the snapshots under /work/.mirror, where this
+/// project's machine keeps them). Without them the test says so and checks only the header.
+#[test]
+fn generated_data_matches_its_generator() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let data =
+        std::fs::read_to_string(format!("{root}/data/objects/types.txt")).expect("types.txt");
+    let header: Vec<&str> = data.lines().take_while(|l| l.starts_with('#')).collect();
+    for minor in 30..=37 {
+        let line =
+            header.iter().find(|l| l.starts_with(&format!("# 1.{minor}: "))).expect("version");
+        let commits = line
+            .split([' ', ','])
+            .filter(|w| w.len() == 40 && w.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_eq!(commits.count(), 2, "{line}");
+    }
+    let var =
+        |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.to_string());
+    let api = var("VAP_K8S_API", "/work/.mirror/kubernetes+api/repo");
+    let apim = var("VAP_K8S_APIMACHINERY", "/work/.mirror/kubernetes+apimachinery/repo");
+    if !std::path::Path::new(&api).exists() || !std::path::Path::new(&apim).exists() {
+        eprintln!("generated_data_matches_its_generator: sources not found ({api}, {apim}); only the header was checked");
+        return;
+    }
+    let out = std::process::Command::new("python3")
+        .args([
+            &format!("{root}/scripts/gen-objects.py"),
+            "--api",
+            &api,
+            "--apimachinery",
+            &apim,
+            "--check",
+        ])
+        .output()
+        .expect("python3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
