@@ -13,11 +13,8 @@ use crate::cel::runtime::CostTracker;
 use crate::cel::value::Value;
 use crate::diagnostic::{Diagnostic, Severity, SourceRef};
 use crate::environment::{var, EnvironmentMode, ExpressionKind, KubeVersion, VariableScope};
-<<<<<<< HEAD
-use crate::webhook::dispatcher::WebhookTrace;
-=======
 use crate::objects::ObjectChange;
->>>>>>> h-objects
+use crate::webhook::dispatcher::WebhookTrace;
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
@@ -39,7 +36,6 @@ pub struct EvaluateInput {
     pub request: Option<Document>,
     /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
-<<<<<<< HEAD
     /// A policy no binding references: `skip` (default, the apiserver's), `preview` (also
     /// evaluated as if bound with Deny, shown under a `hypothetical` binding; the response
     /// unchanged) or `bind` (that evaluation counts in the response).
@@ -48,6 +44,10 @@ pub struct EvaluateInput {
     /// `kubernetes.io/metadata.name` label; an info diagnostic says so) or `strict` (the
     /// apiserver's 404).
     pub missing_namespaces: Option<MissingNamespaces>,
+    /// Evaluate `object`, `oldObject`, params and namespace objects exactly as given, instead of
+    /// as the apiserver decodes, defaults and stores them (the default; see `objectChanges`).
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub objects_as_given: bool,
 }
 
 impl EvaluateInput {
@@ -57,14 +57,9 @@ impl EvaluateInput {
             kubernetes_version: self.kubernetes_version.clone(),
             unbound_policies: self.unbound_policies,
             missing_namespaces: self.missing_namespaces,
+            objects_as_given: self.objects_as_given,
         }
     }
-=======
-    /// Evaluate `object`, `oldObject`, params and namespace objects exactly as given, instead of
-    /// as the apiserver decodes, defaults and stores them (the default; see `objectChanges`).
-    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
-    pub objects_as_given: bool,
->>>>>>> h-objects
 }
 
 /// Manifests as text, or a list of texts and objects. Manifest diagnostics index the text; a
@@ -340,12 +335,7 @@ fn version_of(requested: Option<&str>, diagnostics: &mut Vec<Diagnostic>) -> Kub
 
 /// Evaluate an admission request against the supplied policies (the whole pipeline).
 pub fn evaluate(input: &EvaluateInput) -> EvaluateResult {
-<<<<<<< HEAD
     let set = compile(&input.manifests, &input.set_options());
-=======
-    let options = PolicySetOptions::of(input);
-    let set = compile(&input.manifests, &options);
->>>>>>> h-objects
     evaluate_with(&set, &RequestDocuments::from_input(input))
 }
 
@@ -356,26 +346,13 @@ pub fn evaluate(input: &EvaluateInput) -> EvaluateResult {
 pub struct PolicySetOptions {
     /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
-<<<<<<< HEAD
     /// As [`EvaluateInput::unbound_policies`].
     pub unbound_policies: Option<UnboundPolicies>,
     /// As [`EvaluateInput::missing_namespaces`].
     pub missing_namespaces: Option<MissingNamespaces>,
-=======
     /// Evaluate objects exactly as given, not as the apiserver stores them.
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub objects_as_given: bool,
-}
-
-impl PolicySetOptions {
-    /// The set options of an `evaluate` input.
-    pub fn of(input: &EvaluateInput) -> Self {
-        PolicySetOptions {
-            kubernetes_version: input.kubernetes_version.clone(),
-            objects_as_given: input.objects_as_given,
-        }
-    }
->>>>>>> h-objects
 }
 
 /// Load, validate and compile manifests once (`new PolicySet`). An unsupported
@@ -383,15 +360,11 @@ impl PolicySetOptions {
 pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
     let mut diagnostics = Vec::new();
     let version = version_of(options.kubernetes_version.as_deref(), &mut diagnostics);
-<<<<<<< HEAD
-    let mut set = PolicySet::new(&manifests.to_text(), version);
+    let mut set = PolicySet::with_objects(&manifests.to_text(), version, !options.objects_as_given);
     set.setup = SetupOptions {
         unbound_policies: options.unbound_policies.unwrap_or_default(),
         missing_namespaces: options.missing_namespaces.unwrap_or_default(),
     };
-=======
-    let mut set = PolicySet::with_objects(&manifests.to_text(), version, !options.objects_as_given);
->>>>>>> h-objects
     diagnostics.append(&mut set.diagnostics);
     set.diagnostics = diagnostics;
     set
@@ -454,9 +427,6 @@ pub fn evaluate_owned(set: &PolicySet, docs: RequestDocuments) -> EvaluateResult
     if old_object.is_some() {
         input.old_object = old_object;
     }
-<<<<<<< HEAD
-    let (request, derived) = derive_request_owned(input, &set.catalog);
-=======
     let mut object_changes = set.object_changes.clone();
     if set.normalize_objects {
         for (value, label) in [(&mut input.object, "object"), (&mut input.old_object, "oldObject")]
@@ -468,9 +438,7 @@ pub fn evaluate_owned(set: &PolicySet, docs: RequestDocuments) -> EvaluateResult
             }
         }
     }
-    let catalog = set.manifests.catalog();
-    let (request, derived) = derive_request(&input, &catalog);
->>>>>>> h-objects
+    let (request, derived) = derive_request_owned(input, &set.catalog);
     diagnostics.extend(derived);
     let kubernetes_version = set.version.to_string();
     let Some(request) = request else {
@@ -576,12 +544,7 @@ pub struct TypecheckResult {
 
 /// Parse and check every expression of the supplied policies; no evaluation.
 pub fn typecheck(input: &EvaluateInput) -> TypecheckResult {
-<<<<<<< HEAD
     let set = compile(&input.manifests, &input.set_options());
-=======
-    let options = PolicySetOptions::of(input);
-    let set = compile(&input.manifests, &options);
->>>>>>> h-objects
     TypecheckResult { diagnostics: set.diagnostics, kubernetes_version: set.version.to_string() }
 }
 
@@ -937,11 +900,7 @@ mod tests {
         let err = |v| from_json::<EvaluateInput>("input", v).unwrap_err();
         assert_eq!(
             err(json!({"manifest": ""})),
-<<<<<<< HEAD
-            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`"
-=======
-            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `objectsAsGiven`"
->>>>>>> h-objects
+            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`, `objectsAsGiven`"
         );
         assert_eq!(
             err(json!({"manifests": 5})),

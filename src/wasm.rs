@@ -82,12 +82,7 @@ pub fn evaluate(
 ) -> Result<JsValue, JsError> {
     panic_hook();
     let input: EvaluateInput = input_arg("evaluate(input)", &input)?;
-<<<<<<< HEAD
     let set = api::compile(&input.manifests, &input.set_options());
-=======
-    let options = PolicySetOptions::of(&input);
-    let set = api::compile(&input.manifests, &options);
->>>>>>> h-objects
     let docs = RequestDocuments::from_input(&input);
     let sources = texts_of(&docs);
     let result = api::evaluate_owned(&set, docs);

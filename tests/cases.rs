@@ -44,15 +44,12 @@ pub fn case_input(dir: &Path) -> (EvaluateInput, Value) {
     }
     input.kubernetes_version =
         case.get("kubernetesVersion").and_then(Value::as_str).map(str::to_string);
-<<<<<<< HEAD
     // Options beyond the apiserver's behaviour (issue 13): `unboundPolicies`, `missingNamespaces`.
     let option = |key: &str| case.get("options").and_then(|o| o.get(key)).cloned();
     input.unbound_policies = option("unboundPolicies").map(|v| serde_json::from_value(v).unwrap());
     input.missing_namespaces =
         option("missingNamespaces").map(|v| serde_json::from_value(v).unwrap());
-=======
     input.objects_as_given = case.get("objectsAsGiven") == Some(&Value::Bool(true));
->>>>>>> h-objects
     (input, case)
 }
 
@@ -125,9 +122,13 @@ fn fast_path_and_positions_path_agree_on_every_case() {
             for text in [value.to_string(), serde_json::to_string_pretty(&value).expect("json")] {
                 let by_fast = parse_json_object(&text);
                 let by_positions = Document::parse_positioned(&text, label).expect("JSON");
-                assert!(by_fast.is_some(), "{name}: {label}: the fast path refused {text}");
-                assert_eq!(by_fast, by_positions, "{name}: {label}");
-                fast_documents += 1;
+                // The fast path takes integers only; a document with a double goes the
+                // positions way, and the results must still agree.
+                if by_fast.is_some() || !has_double(&value) {
+                    assert!(by_fast.is_some(), "{name}: {label}: the fast path refused {text}");
+                    assert_eq!(by_fast, by_positions, "{name}: {label}");
+                    fast_documents += 1;
+                }
                 *fast_doc = Some(Document::Text(text));
                 *pos_doc = by_positions.map(Document::Object);
             }
@@ -138,4 +139,13 @@ fn fast_path_and_positions_path_agree_on_every_case() {
         }
     }
     assert!(fast_documents >= 2 * dirs.len(), "only {fast_documents} documents took the fast path");
+}
+
+fn has_double(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => n.is_f64(),
+        Value::Array(a) => a.iter().any(has_double),
+        Value::Object(o) => o.values().any(has_double),
+        _ => false,
+    }
 }

@@ -52,23 +52,10 @@ fn playground_examples_give_their_documented_decisions() {
     let mut failures = Vec::new();
     for ex in examples {
         let name = ex["name"].as_str().unwrap_or_default();
-<<<<<<< HEAD
         failures.extend(run(&dir, name, ex, ex, &ex["expect"]));
         let Some((key, other)) = counterpart(ex) else {
             failures.push(format!("{name}: neither a `passing` nor a `failing` request"));
             continue;
-=======
-        let input = EvaluateInput {
-            manifests: Manifests::Text(read(&dir, ex.get("manifests")).expect("manifests")),
-            object: read(&dir, ex.get("object")).map(Document::Text),
-            old_object: read(&dir, ex.get("oldObject")).map(Document::Text),
-            request: read(&dir, ex.get("request")).map(Document::Text),
-            kubernetes_version: ex
-                .get("kubernetesVersion")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            ..Default::default()
->>>>>>> h-objects
         };
         failures.extend(run(&dir, &format!("{name} ({key})"), ex, other, &other["expect"]));
         // One of the two is allowed and the other denied, and the block's name says which.

@@ -479,6 +479,11 @@ fn review_body() {
     let obj = pod("default", json!({"a": "b"}));
     let r =
         run(&m, obj.clone(), None, json!({"userInfo": {"username": "alice", "groups": ["dev"]}}));
+    // The webhook is sent the object as the apiserver decoded and defaulted it (src/objects:
+    // SetDefaults_PodSpec, json tags: `containers` is not omitempty), not the text as written.
+    let mut stored = obj.clone();
+    stored["spec"] = json!({"enableServiceLinks": true, "dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "securityContext": {}, "terminationGracePeriodSeconds": 30, "schedulerName": "default-scheduler", "containers": null});
+    stored["status"] = json!({});
     assert_eq!(
         r["webhooks"][0]["review"],
         json!({
@@ -494,7 +499,7 @@ fn review_body() {
                 "namespace": "default",
                 "operation": "CREATE",
                 "userInfo": {"username": "alice", "groups": ["dev"]},
-                "object": obj,
+                "object": stored,
                 "oldObject": null,
                 "dryRun": false,
                 "options": {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"}

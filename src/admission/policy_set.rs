@@ -102,15 +102,12 @@ pub struct PolicySet {
     /// The RBAC objects supplied with the manifests, for the offline authorizer; `None` when
     /// there are none (every check is then a NoOpinion decision).
     pub rbac: Option<Rc<Rbac>>,
-<<<<<<< HEAD
     /// Unbound policies and missing namespaces (default: skip, assume).
     pub setup: SetupOptions,
-=======
     /// Objects are evaluated as the apiserver stores them (crate::objects); false: as given.
     pub normalize_objects: bool,
     /// What that changed in the param and namespace objects of the manifests.
     pub object_changes: Vec<crate::objects::ObjectChange>,
->>>>>>> h-objects
 }
 
 impl PolicySet {
@@ -135,7 +132,21 @@ impl PolicySet {
                     done.push(label);
                 }
             };
+            // Only objects some policy can read as params (by paramKind's group and kind; any
+            // object in the manifests is a param candidate, most are never read).
+            let param_kinds: Vec<(String, String)> = manifests
+                .policies
+                .iter()
+                .filter_map(|p| p.object.spec.param_kind.as_ref())
+                .map(|k| {
+                    let group = k.api_version.rsplit_once('/').map_or("", |(g, _)| g);
+                    (group.to_string(), k.kind.clone())
+                })
+                .collect();
             for p in manifests.params.iter_mut() {
+                if !param_kinds.iter().any(|(g, k)| *g == p.gvk.group && *k == p.gvk.kind) {
+                    continue;
+                }
                 let label = if p.namespace.is_empty() {
                     format!("{} {}", p.gvk.kind, p.name)
                 } else {
@@ -190,12 +201,9 @@ impl PolicySet {
             diagnostics,
             webhooks,
             rbac,
-<<<<<<< HEAD
             setup: SetupOptions::default(),
-=======
             normalize_objects,
             object_changes,
->>>>>>> h-objects
         }
     }
 

@@ -479,11 +479,7 @@ test("malformed input throws an Error with a clear message; the instance keeps w
     [() => evaluate("just a string"), /^evaluate\(input\): expected an object or its YAML\/JSON text, got text holding a string$/],
     [() => evaluate("manifests: [\n"), /^evaluate\(input\): line \d+, column \d+: yaml: /],
     [() => evaluate("a: 1\n---\nb: 2\n"), /^evaluate\(input\): expected one YAML\/JSON document, found 2$/],
-<<<<<<< HEAD
-    [() => evaluate({ manifests: replicas, objects: {} }), /^evaluate\(input\)\.objects: unknown field `objects`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`$/],
-=======
-    [() => evaluate({ manifests: replicas, objects: {} }), /^evaluate\(input\)\.objects: unknown field `objects`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `objectsAsGiven`$/],
->>>>>>> h-objects
+    [() => evaluate({ manifests: replicas, objects: {} }), /^evaluate\(input\)\.objects: unknown field `objects`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`, `objectsAsGiven`$/],
     [() => evaluate({ manifests: 7 }), /^evaluate\(input\)\.manifests: invalid type: integer `7`, expected YAML\/JSON text or a list of texts and objects$/],
     [() => evaluate({ manifests: [replicas, 3] }), /^evaluate\(input\)\.manifests\[1\]: invalid type: integer `3`, expected YAML\/JSON text or an object$/],
     [() => evaluate({ manifests: "", object: true }), /^evaluate\(input\)\.object: invalid type: boolean `true`, expected YAML\/JSON text or an object$/],
@@ -498,11 +494,7 @@ test("malformed input throws an Error with a clear message; the instance keeps w
     [() => evaluateExpression("true", {}, { kind: ["variable"] }), /^evaluateExpression\(options\)\.kind: invalid type: sequence, expected a string$/],
     [() => new PolicySet(), /^new PolicySet\(manifests\): expected YAML\/JSON text or a list of texts and objects, got undefined$/],
     [() => new PolicySet({ kind: "ValidatingAdmissionPolicy" }), /^new PolicySet\(manifests\): invalid type: map, expected YAML\/JSON text or a list of texts and objects$/],
-<<<<<<< HEAD
-    [() => new PolicySet(replicas, { kubernetesversion: "1.30" }), /^new PolicySet\(options\)\.kubernetesversion: unknown field `kubernetesversion`, expected one of `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`$/],
-=======
-    [() => new PolicySet(replicas, { kubernetesversion: "1.30" }), /^new PolicySet\(options\)\.kubernetesversion: unknown field `kubernetesversion`, expected `kubernetesVersion` or `objectsAsGiven`$/],
->>>>>>> h-objects
+    [() => new PolicySet(replicas, { kubernetesversion: "1.30" }), /^new PolicySet\(options\)\.kubernetesversion: unknown field `kubernetesversion`, expected one of `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`, `objectsAsGiven`$/],
     [() => new PolicySet(replicas).evaluate("object: [\n"), /^PolicySet\.evaluate\(request\): line \d+, column \d+: yaml: /],
   ];
   assert.ok(garbage.length >= 20);

@@ -61,26 +61,22 @@ export function useEvaluate(): string[] {
   const decision: "admit" | "deny" | "error" | undefined = validation?.decision;
   const value: unknown = evaluation?.variables[0]?.value;
   const cost: number | undefined = evaluation?.cost.validations;
-<<<<<<< HEAD
   const halfSetup: EvaluateResult = evaluate({ manifests, object, unboundPolicies: "preview", missingNamespaces: "strict" });
   const hypothetical: boolean | undefined = halfSetup.policies[0]?.bindings[0]?.hypothetical;
   // @ts-expect-error unboundPolicies is a closed set
   evaluate({ manifests, unboundPolicies: "yes" });
-=======
   const asGiven: EvaluateResult = evaluate({ manifests, object, objectsAsGiven: true });
   const change: ObjectChange | undefined = r.objectChanges?.[0] ?? asGiven.objectChanges?.[0];
   const why: ChangeReason | undefined = change?.reason;
   // @ts-expect-error the reasons are a closed set
   const badWhy: "renamed" | undefined = change?.reason;
->>>>>>> h-objects
   // @ts-expect-error unknown input field
   evaluate({ manifest: manifests });
   // @ts-expect-error manifests must be text or a list of documents
   evaluate({ manifests: 5 });
   // @ts-expect-error decision is a closed set
   const wrong: "allow" | undefined = validation?.decision;
-<<<<<<< HEAD
-  return [String(allowed), String(code), String(kind), Object.keys(annotations).join(), String(operation), String(groups), String(decision), String(value), String(cost), String(wrong), String(hypothetical)];
+  return [String(allowed), String(code), String(kind), Object.keys(annotations).join(), String(operation), String(groups), String(decision), String(value), String(cost), String(wrong), String(hypothetical), String(why), String(badWhy), String(change?.path)];
 }
 
 export function useWebhooks(r: EvaluateResult): string[] {
@@ -96,9 +92,6 @@ export function useWebhooks(r: EvaluateResult): string[] {
   // @ts-expect-error kind is a closed set
   const wrong: "Webhook" | undefined = first?.kind;
   return [String(kind), String(called), String(reason), String(rule), String(version), String(condition), String(review), String(wrong)];
-=======
-  return [String(allowed), String(code), String(kind), Object.keys(annotations).join(), String(operation), String(groups), String(decision), String(value), String(cost), String(wrong), String(why), String(badWhy), String(change?.path)];
->>>>>>> h-objects
 }
 
 export function useDiagnostics(d: Diagnostic): string {
@@ -132,11 +125,7 @@ export function useExpression(): unknown {
 }
 
 export function usePolicySet(): number {
-<<<<<<< HEAD
-  const options: PolicySetOptions = { kubernetesVersion: "1.33", unboundPolicies: "bind", missingNamespaces: "assume" };
-=======
-  const options: PolicySetOptions = { kubernetesVersion: "1.33", objectsAsGiven: false };
->>>>>>> h-objects
+  const options: PolicySetOptions = { kubernetesVersion: "1.33", unboundPolicies: "bind", missingNamespaces: "assume", objectsAsGiven: false };
   const set = new PolicySet(manifests, options);
   const defaults = new PolicySet([manifests, object]);
   try {
