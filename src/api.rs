@@ -33,6 +33,13 @@ pub struct EvaluateInput {
     pub request: Option<Document>,
     /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
+    /// Schemas for type checking, used before the supplied CRDs and the built-in schemas:
+    /// `"<apiVersion>/<Kind>"` (`"example.com/v1/Widget"`, `"v1/ConfigMap"`) → OpenAPI v3 schema.
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(type = "Record<string, Record<string, unknown>> | null")
+    )]
+    pub schemas: Option<Map<String, Json>>,
 }
 
 /// Manifests as text, or a list of texts and objects. Manifest diagnostics index the text; a
@@ -273,8 +280,7 @@ fn version_of(requested: Option<&str>, diagnostics: &mut Vec<Diagnostic>) -> Kub
 
 /// Evaluate an admission request against the supplied policies (the whole pipeline).
 pub fn evaluate(input: &EvaluateInput) -> EvaluateResult {
-    let options = PolicySetOptions { kubernetes_version: input.kubernetes_version.clone() };
-    let set = compile(&input.manifests, &options);
+    let set = compile(&input.manifests, &PolicySetOptions::of(input));
     evaluate_with(&set, &RequestDocuments::from_input(input))
 }
 
@@ -285,6 +291,22 @@ pub fn evaluate(input: &EvaluateInput) -> EvaluateResult {
 pub struct PolicySetOptions {
     /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
+    /// Schemas for type checking (as `EvaluateInput.schemas`).
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(type = "Record<string, Record<string, unknown>> | null")
+    )]
+    pub schemas: Option<Map<String, Json>>,
+}
+
+impl PolicySetOptions {
+    /// The options part of an `evaluate`/`typecheck` input.
+    pub fn of(input: &EvaluateInput) -> Self {
+        PolicySetOptions {
+            kubernetes_version: input.kubernetes_version.clone(),
+            schemas: input.schemas.clone(),
+        }
+    }
 }
 
 /// Load, validate and compile manifests once (`new PolicySet`). An unsupported
@@ -292,7 +314,8 @@ pub struct PolicySetOptions {
 pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
     let mut diagnostics = Vec::new();
     let version = version_of(options.kubernetes_version.as_deref(), &mut diagnostics);
-    let mut set = PolicySet::new(&manifests.to_text(), version);
+    let schemas = options.schemas.clone().unwrap_or_default();
+    let mut set = PolicySet::build(&manifests.to_text(), version, Some(&schemas));
     diagnostics.append(&mut set.diagnostics);
     set.diagnostics = diagnostics;
     set
@@ -382,13 +405,52 @@ pub struct TypecheckResult {
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Diagnostic[]"))]
     pub diagnostics: Vec<Diagnostic>,
     pub kubernetes_version: String,
+    /// Per ValidatingAdmissionPolicy in the manifests, in order: its type-checking status.
+    pub policies: Vec<PolicyTypeChecking>,
 }
 
-/// Parse and check every expression of the supplied policies; no evaluation.
+/// A policy's type checking as the apiserver's status controller reports it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
+pub struct PolicyTypeChecking {
+    pub name: String,
+    /// `status.typeChecking`.
+    pub type_checking: TypeChecking,
+    /// The kinds checked against, as `<group>/<version>, Kind=<Kind>`, in order (empty when no
+    /// kind resolved to a schema: nothing is checked then).
+    pub checked_kinds: Vec<String>,
+}
+
+/// `status.typeChecking`.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
+pub struct TypeChecking {
+    /// Byte for byte what the apiserver writes to `expressionWarnings` (empty when none).
+    pub expression_warnings: Vec<crate::admission::typechecking::ExpressionWarning>,
+}
+
+/// Parse and check every expression of the supplied policies, and type check them against the
+/// schemas of the kinds they match (`status.typeChecking`); no evaluation.
 pub fn typecheck(input: &EvaluateInput) -> TypecheckResult {
-    let options = PolicySetOptions { kubernetes_version: input.kubernetes_version.clone() };
-    let set = compile(&input.manifests, &options);
-    TypecheckResult { diagnostics: set.diagnostics, kubernetes_version: set.version.to_string() }
+    let set = compile(&input.manifests, &PolicySetOptions::of(input));
+    let policies = set
+        .manifests
+        .policies
+        .iter()
+        .zip(&set.type_checks)
+        .map(|(p, t)| PolicyTypeChecking {
+            name: p.object.metadata.name.clone(),
+            type_checking: TypeChecking { expression_warnings: t.expression_warnings.clone() },
+            checked_kinds: t.kinds.iter().map(ToString::to_string).collect(),
+        })
+        .collect();
+    TypecheckResult {
+        diagnostics: set.diagnostics,
+        kubernetes_version: set.version.to_string(),
+        policies,
+    }
 }
 
 /// Options of `evaluateExpression`; unknown fields are an error.
@@ -743,7 +805,7 @@ mod tests {
         let err = |v| from_json::<EvaluateInput>("input", v).unwrap_err();
         assert_eq!(
             err(json!({"manifest": ""})),
-            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`"
+            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `schemas`"
         );
         assert_eq!(
             err(json!({"manifests": 5})),
@@ -777,7 +839,7 @@ mod tests {
     fn unsupported_version_is_the_first_diagnostic_of_a_set() {
         let set = compile(
             &Manifests::Text(String::new()),
-            &PolicySetOptions { kubernetes_version: Some("1.2".into()) },
+            &PolicySetOptions { kubernetes_version: Some("1.2".into()), schemas: None },
         );
         assert_eq!(set.version, KubeVersion::NEWEST);
         assert_eq!(set.diagnostics[0].code, "unsupported-kubernetes-version");

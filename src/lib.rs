@@ -5,7 +5,7 @@ pub mod api;
 // The CEL engine lives in its own crate (crates/vap-eval-cel) so the release profile can build
 // it for speed and the rest for size; its modules keep their paths here.
 pub use vap_eval_cel::diagnostic;
-pub use vap_eval_k8s::{cel, environment, library};
+pub use vap_eval_k8s::{cel, environment, library, schema};
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

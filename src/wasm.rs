@@ -52,6 +52,15 @@ pub fn supported_versions() -> Vec<String> {
     KubeVersion::supported().map(|v| v.to_string()).collect()
 }
 
+/// Register the built-in schemas of Kubernetes `version` (`"1.35"`): the text of the package's
+/// `schemas/<version>.json`. Type checking uses them for that version (and, for a newer version
+/// without its own file, the newest older one registered). Throws on text that is not a bundle.
+#[wasm_bindgen(js_name = loadSchemas)]
+pub fn load_schemas(version: &str, text: &str) -> Result<(), JsError> {
+    panic_hook();
+    crate::schema::register_builtin(version, text).map_err(|e| JsError::new(&e))
+}
+
 /// Evaluate an admission request against policies and bindings (the whole pipeline).
 /// `input` is an object or its YAML/JSON text.
 #[wasm_bindgen(unchecked_return_type = "EvaluateResult")]
@@ -60,8 +69,7 @@ pub fn evaluate(
 ) -> Result<JsValue, JsError> {
     panic_hook();
     let input: EvaluateInput = input_arg("evaluate(input)", &input)?;
-    let options = PolicySetOptions { kubernetes_version: input.kubernetes_version.clone() };
-    let set = api::compile(&input.manifests, &options);
+    let set = api::compile(&input.manifests, &PolicySetOptions::of(&input));
     let docs = RequestDocuments::from_input(&input);
     let result = api::evaluate_with(&set, &docs);
     with_diagnostics(&result, &result.diagnostics, &|s| text_of(s, &set.text, &docs))

@@ -34,6 +34,7 @@ fn playground_examples_give_their_documented_decisions() {
                 .get("kubernetesVersion")
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            ..Default::default()
         };
         let result = serde_json::to_value(evaluate(&input)).expect("serialise");
         failures.extend(check_expectations(name, &result, &ex["expect"]));

@@ -4,6 +4,7 @@
 use super::compile::{CelCompiler, CompiledPolicy};
 use super::manifests::{load_manifests, Manifests};
 use super::request::AdmissionRequest;
+use super::typechecking::{check_policy, PolicyTypeCheck, SchemaSources};
 use crate::cel::value::Value;
 use crate::diagnostic::Diagnostic;
 use crate::environment::{EnvironmentMode, KubeVersion};
@@ -27,10 +28,24 @@ pub struct PolicySet {
     /// The RBAC objects supplied with the manifests, for the offline authorizer; `None` when
     /// there are none (every check is then a NoOpinion decision).
     pub rbac: Option<Rc<Rbac>>,
+    /// `type_checks[i]` is the type checking of `manifests.policies[i]` (its status warnings).
+    pub type_checks: Vec<PolicyTypeCheck>,
 }
 
 impl PolicySet {
     pub fn new(text: &str, version: KubeVersion) -> PolicySet {
+        Self::build(text, version, Some(&serde_json::Map::new()))
+    }
+
+    /// Like [`PolicySet::new`], type checking with the input's `schemas`
+    /// (`"<apiVersion>/<Kind>"` → OpenAPI v3 schema) before the CRDs and built-in schemas.
+    /// `None` skips type checking altogether (tests use it to show that type checking never
+    /// changes a decision).
+    pub fn build(
+        text: &str,
+        version: KubeVersion,
+        schemas: Option<&serde_json::Map<String, serde_json::Value>>,
+    ) -> PolicySet {
         let manifests = load_manifests(text);
         let compiler = CelCompiler::new(version, EnvironmentMode::StoredExpressions);
         let compiled: Vec<CompiledPolicy> =
@@ -50,7 +65,29 @@ impl PolicySet {
                 diagnostics.push(d);
             }
         }
+        // Type checking against the matched kinds' schemas (warnings; evaluation unaffected).
+        let no_schemas = serde_json::Map::new();
+        let sources = SchemaSources {
+            user: schemas.unwrap_or(&no_schemas),
+            crds: &manifests.crds,
+            builtin: schemas.and_then(|_| SchemaSources::builtin_for(version)),
+        };
+        let type_checks: Vec<PolicyTypeCheck> = manifests
+            .policies
+            .iter()
+            .filter(|_| schemas.is_some())
+            .map(|p| {
+                let prefix = format!("ValidatingAdmissionPolicy/{}: ", p.object.metadata.name);
+                let failed = |path: &str| {
+                    cel.iter().any(|d| d.field.strip_prefix(prefix.as_str()) == Some(path))
+                };
+                check_policy(text, &manifests, p, &sources, version, &failed)
+            })
+            .collect();
         diagnostics.extend(cel);
+        for t in &type_checks {
+            diagnostics.extend(t.diagnostics.iter().cloned());
+        }
         let rbac = if manifests.rbac.is_empty() {
             None
         } else {
@@ -70,6 +107,7 @@ impl PolicySet {
             compiled,
             diagnostics,
             rbac,
+            type_checks,
         }
     }
 

@@ -380,7 +380,7 @@ test("malformed input throws an Error with a clear message; the instance keeps w
     [() => evaluate("just a string"), /^evaluate\(input\): expected an object or its YAML\/JSON text, got text holding a string$/],
     [() => evaluate("manifests: [\n"), /^evaluate\(input\): line \d+, column \d+: yaml: /],
     [() => evaluate("a: 1\n---\nb: 2\n"), /^evaluate\(input\): expected one YAML\/JSON document, found 2$/],
-    [() => evaluate({ manifests: replicas, objects: {} }), /^evaluate\(input\)\.objects: unknown field `objects`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`$/],
+    [() => evaluate({ manifests: replicas, objects: {} }), /^evaluate\(input\)\.objects: unknown field `objects`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `schemas`$/],
     [() => evaluate({ manifests: 7 }), /^evaluate\(input\)\.manifests: invalid type: integer `7`, expected YAML\/JSON text or a list of texts and objects$/],
     [() => evaluate({ manifests: [replicas, 3] }), /^evaluate\(input\)\.manifests\[1\]: invalid type: integer `3`, expected YAML\/JSON text or an object$/],
     [() => evaluate({ manifests: "", object: true }), /^evaluate\(input\)\.object: invalid type: boolean `true`, expected YAML\/JSON text or an object$/],

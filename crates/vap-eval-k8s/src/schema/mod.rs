@@ -357,5 +357,7 @@ impl Converter<'_> {
     }
 }
 
+pub mod embedded;
+
 #[cfg(test)]
 mod tests;
