@@ -38,6 +38,7 @@ cat > pkg/package.json <<JSON
       "default": "./vap_eval.js"
     },
     "./vap_eval_bg.wasm": "./vap_eval_bg.wasm",
+    "./schemas/*": "./schemas/*",
     "./package.json": "./package.json"
   },
   "files": [
@@ -45,6 +46,7 @@ cat > pkg/package.json <<JSON
     "vap_eval_bg.wasm.d.ts",
     "vap_eval.js",
     "vap_eval.d.ts",
+    "schemas/",
     "README.md",
     "LICENSE"
   ],
@@ -56,6 +58,10 @@ JSON
 if [ -d pkg/snippets ]; then
   node -e 'const f="pkg/package.json",p=JSON.parse(require("fs").readFileSync(f));p.files.push("snippets/");require("fs").writeFileSync(f,JSON.stringify(p,null,2)+"\n")'
 fi
+
+# The built-in schemas ship beside the module, not in it (loadSchemas / loadSchemaDescriptions).
+mkdir -p pkg/schemas
+cp data/schemas/1.*.json data/schemas/sources.json pkg/schemas/
 
 rm -f pkg/.gitignore
 cp README.md LICENSE pkg/

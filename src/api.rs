@@ -469,6 +469,56 @@ pub struct ExpressionOptions {
         )
     )]
     pub kind: Option<String>,
+    /// Type `object` and `oldObject` with this kind's schema (from `schemas` or the built-in
+    /// schemas of the version) for type checking; evaluation is unaffected (`dyn` as at
+    /// admission), findings are `cel-typecheck` warnings.
+    pub object_kind: Option<ObjectKind>,
+    /// Type `object`/`oldObject` with this OpenAPI v3 schema instead (refs resolve against the
+    /// built-in definitions).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown> | null"))]
+    pub object_schema: Option<Json>,
+    /// Schemas by `"<apiVersion>/<Kind>"`, used before the built-in ones.
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(type = "Record<string, Record<string, unknown>> | null")
+    )]
+    pub schemas: Option<Map<String, Json>>,
+}
+
+/// A kind by `apiVersion` (`apps/v1`, `v1`) and `kind`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null))]
+pub struct ObjectKind {
+    pub api_version: String,
+    pub kind: String,
+}
+
+impl ObjectKind {
+    pub fn gvk(&self) -> Option<crate::admission::resources::GroupVersionKind> {
+        crate::admission::resources::GroupVersionKind::from_api_version(
+            &self.api_version,
+            &self.kind,
+        )
+    }
+}
+
+/// The typed object of a standalone expression's options, if any resolves.
+pub fn standalone_object_types(
+    version: KubeVersion,
+    object_kind: Option<&ObjectKind>,
+    object_schema: Option<&Json>,
+    schemas: Option<&Map<String, Json>>,
+) -> Option<crate::schema::DeclTypes> {
+    use crate::admission::typechecking::{object_types, SchemaSources};
+    let empty = Map::new();
+    let sources = SchemaSources {
+        user: schemas.unwrap_or(&empty),
+        crds: &[],
+        builtin: SchemaSources::builtin_for(version),
+    };
+    let gvk = object_kind.and_then(ObjectKind::gvk);
+    object_types(&sources, gvk.as_ref(), object_schema)
 }
 
 /// Output of `evaluateExpression`.
@@ -554,6 +604,31 @@ pub fn evaluate_expression(
     }
     let compiled = compiler.compile_in(expression, kind, &decls, expected);
     let source = SourceRef::Expression { expression: expression.to_string() };
+    // Typed check (warnings only; evaluation below uses the untyped compilation).
+    let typed = standalone_object_types(
+        version,
+        options.object_kind.as_ref(),
+        options.object_schema.as_ref(),
+        options.schemas.as_ref(),
+    );
+    if let (Some(types), None) = (&typed, &compiled.error) {
+        let base = crate::environment::base_declarations(compiler.features());
+        let layer = crate::admission::typechecking::with_types(base, &[types]);
+        let mut d = crate::cel::decls::Declarations::extending(layer);
+        let scope = VariableScope { object_type: types.root.clone(), ..scope.clone() };
+        crate::environment::declare_admission_variables(&mut d, kind, &scope);
+        for name in variables.keys().filter(|k| !standard.contains(&k.as_str())) {
+            d.add_variable(name, crate::cel::types::Type::Dyn);
+        }
+        let c = compiler.compile_in(expression, kind, &d, expected);
+        for issue in &c.issues {
+            let mut w = Diagnostic::warning("cel-typecheck", issue.message.clone());
+            if let Some(span) = issue.span {
+                w = w.with_span(span, source.clone());
+            }
+            out.diagnostics.push(w);
+        }
+    }
     for issue in &compiled.issues {
         let mut d = Diagnostic::error("cel-compile", issue.message.clone());
         if let Some(span) = issue.span {
@@ -580,7 +655,9 @@ pub fn evaluate_expression(
         values.push((name, v));
     }
     let Some(program) = &compiled.program else { return out };
-    out.type_name = Some(compiled.output_type.to_string());
+    // The result's type stays the untyped compilation's (typing never changes a result).
+    let static_type = compiled.output_type.clone();
+    out.type_name = Some(static_type.to_string());
     if bad_input {
         return out;
     }
@@ -592,7 +669,7 @@ pub fn evaluate_expression(
         Ok(v) => {
             out.value = Some(v.to_json());
             // The static type says more (`list(string)`) unless it is `dyn`.
-            if compiled.output_type.is_dyn_or_error() {
+            if static_type.is_dyn_or_error() {
                 out.type_name = Some(v.type_name().to_string());
             }
         }

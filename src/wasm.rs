@@ -61,6 +61,38 @@ pub fn load_schemas(version: &str, text: &str) -> Result<(), JsError> {
     crate::schema::register_builtin(version, text).map_err(|e| JsError::new(&e))
 }
 
+/// Register the hover descriptions of Kubernetes `version`: the text of the package's
+/// `schemas/<version>.descriptions.json` (optional; without it hover and completion carry no
+/// descriptions of built-in fields).
+#[wasm_bindgen(js_name = loadSchemaDescriptions)]
+pub fn load_schema_descriptions(version: &str, text: &str) -> Result<(), JsError> {
+    panic_hook();
+    crate::schema::register_descriptions(version, text).map_err(|e| JsError::new(&e))
+}
+
+/// Completions at UTF-16 offset `position` inside an expression of `input.manifests` or in
+/// `input.expression`.
+#[wasm_bindgen(unchecked_return_type = "CompletionResult")]
+pub fn complete(
+    #[wasm_bindgen(unchecked_param_type = "EditorInput")] input: JsValue,
+    position: u32,
+) -> Result<JsValue, JsError> {
+    panic_hook();
+    let input: crate::editor::EditorInput = input_arg("complete(input)", &input)?;
+    to_js_value(&crate::editor::complete(&input, position))
+}
+
+/// The checked type (and description) of the sub-expression at UTF-16 offset `position`.
+#[wasm_bindgen(unchecked_return_type = "HoverResult")]
+pub fn hover(
+    #[wasm_bindgen(unchecked_param_type = "EditorInput")] input: JsValue,
+    position: u32,
+) -> Result<JsValue, JsError> {
+    panic_hook();
+    let input: crate::editor::EditorInput = input_arg("hover(input)", &input)?;
+    to_js_value(&crate::editor::hover(&input, position))
+}
+
 /// Evaluate an admission request against policies and bindings (the whole pipeline).
 /// `input` is an object or its YAML/JSON text.
 #[wasm_bindgen(unchecked_return_type = "EvaluateResult")]

@@ -420,3 +420,49 @@ fn pipeline_decisions_unchanged() {
     assert!(with_warnings > 0);
     let _ = Map::<String, Value>::new();
 }
+
+/// `evaluateExpression` with `objectKind` / `objectSchema` (§7): typed warnings, same value.
+#[test]
+fn evaluate_expression_typed() {
+    use vap_eval::api::{evaluate_expression, ExpressionOptions, ObjectKind};
+    let vars: Map<String, Value> =
+        json!({"object": {"spec": {"replicas": 3}}}).as_object().cloned().unwrap_or_default();
+    let plain =
+        evaluate_expression("object.spec.replica == null", &vars, &ExpressionOptions::default());
+    let typed = evaluate_expression(
+        "object.spec.replica == null",
+        &vars,
+        &ExpressionOptions {
+            object_kind: Some(ObjectKind {
+                api_version: "apps/v1".into(),
+                kind: "Deployment".into(),
+            }),
+            ..Default::default()
+        },
+    );
+    assert_eq!(typed.value, plain.value);
+    assert_eq!(typed.type_name, plain.type_name);
+    assert_eq!(typed.diagnostics.len(), plain.diagnostics.len() + 1);
+    assert!(typed
+        .diagnostics
+        .iter()
+        .any(|w| (w.code, w.message.as_str()) == ("cel-typecheck", "undefined field 'replica'")));
+    let typed = evaluate_expression(
+        "object.spec.replicas + 'x'",
+        &vars,
+        &ExpressionOptions {
+            object_schema: Some(json!({"type": "object", "properties": {"spec": {"type": "object",
+                "properties": {"replicas": {"type": "integer"}}}}})),
+            ..Default::default()
+        },
+    );
+    assert!(
+        typed
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "cel-typecheck"
+                && d.message.contains("'_+_' applied to '(int, string)'")),
+        "{:?}",
+        typed.diagnostics
+    );
+}

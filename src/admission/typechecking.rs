@@ -279,6 +279,34 @@ impl TypedEnv {
     }
 }
 
+/// The object type of a standalone expression (`evaluateExpression`, `complete`, `hover`):
+/// the schema given, or the kind's (`"<apiVersion>/<Kind>"` through `sources`). `None` when
+/// neither resolves.
+pub fn object_types(
+    sources: &SchemaSources<'_>,
+    kind: Option<&GroupVersionKind>,
+    schema: Option<&Json>,
+) -> Option<DeclTypes> {
+    let name = kind.map(|k| k.kind.clone()).unwrap_or_else(|| "Object".to_string());
+    let t = match (schema, kind) {
+        (Some(s), _) => schema::decl_types(s, sources.definitions(), &name),
+        (None, Some(k)) => sources.decl_types(k, &name)?,
+        (None, None) => return None,
+    };
+    t.root.is_some().then_some(t)
+}
+
+/// Declarations layered on `base` holding `types`' object types.
+pub fn with_types(base: Rc<Declarations>, types: &[&DeclTypes]) -> Rc<Declarations> {
+    let mut d = Declarations::extending(base);
+    for t in types {
+        for o in &t.objects {
+            d.add_object(o.clone());
+        }
+    }
+    Rc::new(d)
+}
+
 /// The cel-go issue text of a failed compilation, when it failed in parse or check (the
 /// apiserver's type checker does not plan programs).
 fn issues_text(c: &Compiled) -> Option<&str> {

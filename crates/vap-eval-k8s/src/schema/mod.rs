@@ -59,6 +59,32 @@ impl SchemaBundle {
 
 thread_local! {
     static BUILTIN: RefCell<HashMap<String, Rc<SchemaBundle>>> = RefCell::new(HashMap::new());
+    static DESCRIPTIONS: RefCell<HashMap<String, Rc<Map<String, Value>>>> =
+        RefCell::new(HashMap::new());
+}
+
+/// Make `text` (`data/schemas/<minor>.descriptions.json`: definition → property path →
+/// description) the hover descriptions of Kubernetes `minor`.
+pub fn register_descriptions(minor: &str, text: &str) -> Result<(), String> {
+    match serde_json::from_str(text) {
+        Ok(Value::Object(m)) => {
+            DESCRIPTIONS.with(|d| d.borrow_mut().insert(minor.to_string(), Rc::new(m)));
+            Ok(())
+        }
+        Ok(_) => Err("schema descriptions: expected an object".into()),
+        Err(e) => Err(format!("schema descriptions: {e}")),
+    }
+}
+
+/// The description of property `path` (`""`: the definition itself) of `definition` in the
+/// descriptions of `minor` (registered, or embedded in native builds).
+pub fn description(minor: &str, definition: &str, path: &str) -> Option<String> {
+    let table = DESCRIPTIONS.with(|d| d.borrow().get(minor).cloned()).or_else(|| {
+        let text = embedded::descriptions(minor)?;
+        register_descriptions(minor, text).ok()?;
+        DESCRIPTIONS.with(|d| d.borrow().get(minor).cloned())
+    })?;
+    table.get(definition)?.get(path)?.as_str().map(str::to_string)
 }
 
 /// Make `text` the built-in bundle of Kubernetes `minor` (`"1.35"`), replacing an earlier one.
@@ -109,6 +135,9 @@ pub struct DeclTypes {
     pub objects: Vec<ObjectTypeDecl>,
     /// Object type name → (definition name or "", property path inside it).
     pub origins: HashMap<String, (String, String)>,
+    /// `"<object type name>.<field>"` → the property's own `description`, where the schema
+    /// carries one (CRDs, supplied schemas; the compact built-in bundles keep theirs apart).
+    pub docs: HashMap<String, String>,
 }
 
 impl DeclTypes {
@@ -300,6 +329,11 @@ impl Converter<'_> {
                             format!("{base_path}.{prop_name}")
                         };
                         let t = self.convert(prop, embedded, &format!("{name}.{escaped}"));
+                        if let (Some(_), Some(d)) =
+                            (&t, prop.get("description").and_then(Value::as_str))
+                        {
+                            self.out.docs.insert(format!("{name}.{escaped}"), d.to_string());
+                        }
                         if let Some(t) = t {
                             fields.push((escaped, t));
                         }
