@@ -56,20 +56,12 @@ impl SchemaSources<'_> {
     /// The built-in bundle for `version`: its own, or the newest registered older one (the
     /// bundles stop at 1.35; see the README's differences).
     pub fn builtin_for(version: KubeVersion) -> Option<Rc<SchemaBundle>> {
-        let minor = version.to_string();
-        if let Some(b) = schema::builtin(&minor) {
-            return Some(b);
-        }
-        schema::embedded::ensure();
-        if let Some(b) = schema::builtin(&minor) {
-            return Some(b);
-        }
-        let own = minor_of(&minor);
-        let older = schema::registered_versions()
-            .into_iter()
-            .filter(|m| minor_of(m) < own)
-            .max_by_key(|m| minor_of(m))?;
-        schema::builtin(&older)
+        let own = minor_of(&version.to_string());
+        (30..=own).rev().find_map(|m| {
+            let minor = format!("1.{m}");
+            schema::embedded::ensure(&minor);
+            schema::builtin(&minor)
+        })
     }
 
     /// The root schema of `gvk` (`ResolveSchema`), or `None` (`ErrSchemaNotFound`).

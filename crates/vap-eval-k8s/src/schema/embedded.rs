@@ -12,17 +12,19 @@ const BUNDLES: [(&str, &str); 6] = [
     ("1.35", include_str!("../../../../data/schemas/1.35.json")),
 ];
 
-/// Register the embedded bundles not registered yet (all of them, so that a version without
-/// its own bundle finds the newest older one). A no-op without embedding.
-pub fn ensure() {
+/// Register the embedded bundle of `minor` unless one is registered. A no-op without
+/// embedding or for a version without an embedded bundle.
+pub fn ensure(minor: &str) {
     #[cfg(all(feature = "embed-schemas", not(target_arch = "wasm32")))]
-    for (minor, text) in BUNDLES {
-        if super::builtin(minor).is_none() {
+    for (m, text) in BUNDLES {
+        if m == minor && super::builtin(m).is_none() {
             // The embedded text is generated and checked by tests; a parse failure would
             // only leave the version without schemas.
-            let _ = super::register_builtin(minor, text);
+            let _ = super::register_builtin(m, text);
         }
     }
+    #[cfg(not(all(feature = "embed-schemas", not(target_arch = "wasm32"))))]
+    let _ = minor;
 }
 
 /// The embedded descriptions of `minor` (hover), if embedded.
