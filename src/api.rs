@@ -487,8 +487,8 @@ pub struct ExpressionOptions {
 
 /// A kind by `apiVersion` (`apps/v1`, `v1`) and `kind`.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ObjectKind {
     pub api_version: String,
     pub kind: String,

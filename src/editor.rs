@@ -425,10 +425,10 @@ const LIST_MACROS: [(&str, &str); 5] = [
 /// built-in descriptions of `version` (or the newest older version that has them).
 fn field_doc(types: &[DeclTypes], type_name: &str, field: &str, version: KubeVersion) -> String {
     for t in types {
-        if let Some(d) = t.docs.get(&format!("{type_name}.{field}")) {
-            return d.clone();
+        if let Some(d) = t.doc(type_name, field) {
+            return d.to_string();
         }
-        let Some((def, path)) = t.origins.get(type_name) else { continue };
+        let Some((def, path)) = t.origin(type_name) else { continue };
         if def.is_empty() {
             continue;
         }
@@ -488,7 +488,7 @@ pub fn complete(input: &EditorInput, position: u32) -> CompletionResult {
     let Some(node) = path.last() else { return out };
     let mut items: Vec<CompletionItem> = Vec::new();
     let mut push = |label: String, kind: &'static str, detail: String, documentation: String| {
-        if label.to_lowercase().starts_with(&prefix.to_lowercase())
+        if label.to_ascii_lowercase().starts_with(&prefix.to_ascii_lowercase())
             && !items.iter().any(|i| i.label == label && i.kind == kind)
         {
             items.push(CompletionItem { label, kind, detail, documentation });
@@ -580,7 +580,7 @@ pub fn complete(input: &EditorInput, position: u32) -> CompletionResult {
                 }
             }
             let mut vars: Vec<(&String, &Type)> = loc.decls.variables.iter().collect();
-            vars.sort_by(|a, b| a.0.cmp(b.0));
+            vap_eval_cel::sort::sort_by(&mut vars, |a, b| a.0.cmp(b.0));
             for (n, t) in vars {
                 if !n.contains('.') {
                     push(n.clone(), "variable", format_cel_type(t), String::new());

@@ -378,12 +378,13 @@ impl ResourceCatalog {
     /// (`DefaultRESTMapper.ResourcesFor`): the resource matches a plural or the singular (the
     /// lower-cased kind), case-insensitively; an empty group matches every group.
     pub fn kinds_for(&self, group: &str, version: &str, resource: &str) -> Vec<GroupVersionKind> {
-        let resource = resource.to_lowercase();
+        // Resource names are ASCII (DNS labels); Go lower-cases with strings.ToLower.
+        let resource = resource.to_ascii_lowercase();
         let mut out: Vec<GroupVersionKind> = Vec::new();
         for e in &self.entries {
             let matches = (group.is_empty() || e.group == group)
                 && e.version == version
-                && (e.resource == resource || e.kind.to_lowercase() == resource);
+                && (e.resource == resource || e.kind.to_ascii_lowercase() == resource);
             if matches && !out.contains(&e.gvk()) {
                 out.push(e.gvk());
             }

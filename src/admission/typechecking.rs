@@ -142,9 +142,9 @@ pub fn types_to_check(
         if groups.is_empty() || versions.is_empty() || resources.is_empty() {
             continue;
         }
-        groups.sort();
-        versions.sort();
-        resources.sort();
+        for list in [&mut groups, &mut versions, &mut resources] {
+            vap_eval_cel::sort::sort_by(list, |a, b| a.cmp(b));
+        }
         let mut count = 0;
         for g in &groups {
             for v in &versions {
@@ -162,7 +162,9 @@ pub fn types_to_check(
             }
         }
     }
-    gvks.sort_by(|a, b| (&a.group, &a.version, &a.kind).cmp(&(&b.group, &b.version, &b.kind)));
+    vap_eval_cel::sort::sort_by(&mut gvks, |a, b| {
+        (&a.group, &a.version, &a.kind).cmp(&(&b.group, &b.version, &b.kind))
+    });
     gvks
 }
 
@@ -410,7 +412,7 @@ pub fn check_policy(
             .unwrap_or(usize::MAX);
         (idx, usize::from(p.ends_with("messageExpression")))
     };
-    status.sort_by_key(|(p, _)| order(p));
+    vap_eval_cel::sort::sort_by_key(&mut status, |(p, _)| order(p));
     out.expression_warnings = status
         .into_iter()
         .map(|(field_ref, warning)| ExpressionWarning { field_ref, warning })

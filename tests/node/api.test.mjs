@@ -263,7 +263,7 @@ test("typecheck: compile errors of every expression, with manifest positions", (
   assert.equal(manifests.slice(cel[0].start, cel[0].end), "size(object.metadata.name) <= '30'");
   assert.equal(manifests.split("\n")[cel[0].line - 1].slice(cel[0].column - 1).startsWith("size(object"), true);
   assert.deepEqual(typecheck({ manifests: replicas }).diagnostics, []);
-  assert.deepEqual(typecheck(`manifests: ""`), { diagnostics: [], kubernetesVersion: "1.37" });
+  assert.deepEqual(typecheck(`manifests: ""`), { diagnostics: [], kubernetesVersion: "1.37", policies: [] });
 });
 
 test("evaluateExpression: value, type, cost; variables as objects or YAML/JSON text", () => {
@@ -391,7 +391,7 @@ test("malformed input throws an Error with a clear message; the instance keeps w
     [() => typecheck({ manifest: "" }), /^typecheck\(input\)\.manifest: unknown field `manifest`/],
     [() => evaluateExpression(5), /^evaluateExpression\(expression\): expected a string, got number$/],
     [() => evaluateExpression("true", "object: {}"), /^evaluateExpression\(variables\): expected an object, got string$/],
-    [() => evaluateExpression("true", {}, { kind: "variable", version: "1.30" }), /^evaluateExpression\(options\)\.version: unknown field `version`, expected `kubernetesVersion` or `kind`$/],
+    [() => evaluateExpression("true", {}, { kind: "variable", version: "1.30" }), /^evaluateExpression\(options\)\.version: unknown field `version`, expected one of `kubernetesVersion`, `kind`, `objectKind`, `objectSchema`, `schemas`$/],
     [() => evaluateExpression("true", {}, { kind: ["variable"] }), /^evaluateExpression\(options\)\.kind: invalid type: sequence, expected a string$/],
     [() => new PolicySet(), /^new PolicySet\(manifests\): expected YAML\/JSON text or a list of texts and objects, got undefined$/],
     [() => new PolicySet({ kind: "ValidatingAdmissionPolicy" }), /^new PolicySet\(manifests\): invalid type: map, expected YAML\/JSON text or a list of texts and objects$/],

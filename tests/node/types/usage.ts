@@ -1,9 +1,13 @@
 // Type-checked only (tsc --strict, never run): the package's types as a user writes against them.
 // `@ts-expect-error` lines must stay errors: they pin that the declarations are not `any`.
 import init, {
+  complete,
   evaluate,
   evaluateExpression,
+  hover,
   initSync,
+  loadSchemaDescriptions,
+  loadSchemas,
   PolicySet,
   supportedVersions,
   typecheck,
@@ -11,6 +15,11 @@ import init, {
 } from "../../../pkg/vap_eval.js";
 import type {
   AdmissionResponse,
+  CompletionItem,
+  CompletionResult,
+  EditorInput,
+  ExpressionWarning,
+  HoverResult,
   Diagnostic,
   Document,
   EvaluateInput,
@@ -121,4 +130,23 @@ export function useTypecheck(): string {
   const r: TypecheckResult = typecheck({ manifests });
   const versions: string[] = supportedVersions();
   return `${version()} ${r.kubernetesVersion} ${r.diagnostics.length} ${versions.join()}`;
+}
+
+export function useTypeChecking(schemaText: string): string {
+  loadSchemas("1.35", schemaText);
+  loadSchemaDescriptions("1.35", "{}");
+  const r: TypecheckResult = typecheck({ manifests, schemas: { "example.com/v1/Widget": { type: "object" } } });
+  const warnings: ExpressionWarning[] = r.policies[0]?.typeChecking.expressionWarnings ?? [];
+  const kinds: string[] = r.policies[0]?.checkedKinds ?? [];
+  const input: EditorInput = { expression: "object.spec.", objectKind: { apiVersion: "apps/v1", kind: "Deployment" } };
+  const c: CompletionResult = complete(input, 12);
+  const item: CompletionItem | undefined = c.items[0];
+  const h: HoverResult = hover({ manifests }, 3);
+  const t: string | undefined = h.type;
+  const e: ExpressionResult = evaluateExpression("object", {}, { objectKind: { apiVersion: "v1", kind: "Pod" } });
+  // @ts-expect-error the position is a number
+  complete(input, "12");
+  // @ts-expect-error objectKind needs apiVersion and kind
+  evaluateExpression("object", {}, { objectKind: { kind: "Pod" } });
+  return [warnings.map((w) => w.fieldRef + w.warning).join(), kinds.join(), item?.label, item?.kind, c.from, c.to, t, h.documentation, e.type].join(" ");
 }

@@ -12,7 +12,6 @@ use crate::cel::decls::ObjectTypeDecl;
 use crate::cel::types::Type;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// One Kubernetes version's built-in schemas: `kinds` maps `"<apiVersion>/<Kind>"` to a
@@ -57,10 +56,23 @@ impl SchemaBundle {
     }
 }
 
+/// Definition name → property path → description.
+type Descriptions = Rc<Map<String, Value>>;
+
 thread_local! {
-    static BUILTIN: RefCell<HashMap<String, Rc<SchemaBundle>>> = RefCell::new(HashMap::new());
-    static DESCRIPTIONS: RefCell<HashMap<String, Rc<Map<String, Value>>>> =
-        RefCell::new(HashMap::new());
+    /// (minor, bundle); a list: a handful of entries (and hash maps cost wasm bytes).
+    static BUILTIN: RefCell<Vec<(String, Rc<SchemaBundle>)>> = const { RefCell::new(Vec::new()) };
+    static DESCRIPTIONS: RefCell<Vec<(String, Descriptions)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+fn put<T>(list: &mut Vec<(String, T)>, key: &str, value: T) {
+    list.retain(|(k, _)| k != key);
+    list.push((key.to_string(), value));
+}
+
+fn get<T: Clone>(list: &[(String, T)], key: &str) -> Option<T> {
+    list.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
 }
 
 /// Make `text` (`data/schemas/<minor>.descriptions.json`: definition → property path →
@@ -68,7 +80,7 @@ thread_local! {
 pub fn register_descriptions(minor: &str, text: &str) -> Result<(), String> {
     match serde_json::from_str(text) {
         Ok(Value::Object(m)) => {
-            DESCRIPTIONS.with(|d| d.borrow_mut().insert(minor.to_string(), Rc::new(m)));
+            DESCRIPTIONS.with(|d| put(&mut d.borrow_mut(), minor, Rc::new(m)));
             Ok(())
         }
         Ok(_) => Err("schema descriptions: expected an object".into()),
@@ -79,10 +91,10 @@ pub fn register_descriptions(minor: &str, text: &str) -> Result<(), String> {
 /// The description of property `path` (`""`: the definition itself) of `definition` in the
 /// descriptions of `minor` (registered, or embedded in native builds).
 pub fn description(minor: &str, definition: &str, path: &str) -> Option<String> {
-    let table = DESCRIPTIONS.with(|d| d.borrow().get(minor).cloned()).or_else(|| {
+    let table = DESCRIPTIONS.with(|d| get(&d.borrow(), minor)).or_else(|| {
         let text = embedded::descriptions(minor)?;
         register_descriptions(minor, text).ok()?;
-        DESCRIPTIONS.with(|d| d.borrow().get(minor).cloned())
+        DESCRIPTIONS.with(|d| get(&d.borrow(), minor))
     })?;
     table.get(definition)?.get(path)?.as_str().map(str::to_string)
 }
@@ -90,19 +102,21 @@ pub fn description(minor: &str, definition: &str, path: &str) -> Option<String> 
 /// Make `text` the built-in bundle of Kubernetes `minor` (`"1.35"`), replacing an earlier one.
 pub fn register_builtin(minor: &str, text: &str) -> Result<(), String> {
     let bundle = Rc::new(SchemaBundle::parse(text)?);
-    BUILTIN.with(|b| b.borrow_mut().insert(minor.to_string(), bundle));
+    BUILTIN.with(|b| put(&mut b.borrow_mut(), minor, bundle));
     Ok(())
 }
 
 /// The registered bundle of `minor`, if any.
 pub fn builtin(minor: &str) -> Option<Rc<SchemaBundle>> {
-    BUILTIN.with(|b| b.borrow().get(minor).cloned())
+    BUILTIN.with(|b| get(&b.borrow(), minor))
 }
 
 /// The minors with a registered bundle, sorted.
 pub fn registered_versions() -> Vec<String> {
-    let mut v: Vec<String> = BUILTIN.with(|b| b.borrow().keys().cloned().collect());
-    v.sort_by_key(|m| m.split('.').nth(1).and_then(|n| n.parse::<u32>().ok()).unwrap_or(0));
+    let mut v: Vec<String> = BUILTIN.with(|b| b.borrow().iter().map(|e| e.0.clone()).collect());
+    crate::sort::sort_by_key(&mut v, |m| {
+        m.split('.').nth(1).and_then(|n| n.parse::<u32>().ok()).unwrap_or(0)
+    });
     v
 }
 
@@ -133,16 +147,27 @@ impl Definitions for NoDefinitions {
 pub struct DeclTypes {
     pub root: Option<Type>,
     pub objects: Vec<ObjectTypeDecl>,
-    /// Object type name → (definition name or "", property path inside it).
-    pub origins: HashMap<String, (String, String)>,
-    /// `"<object type name>.<field>"` → the property's own `description`, where the schema
-    /// carries one (CRDs, supplied schemas; the compact built-in bundles keep theirs apart).
-    pub docs: HashMap<String, String>,
+    /// (object type name, definition name or "", property path inside it). A list, not a map:
+    /// looked up once per hover or completion (and hash maps cost wasm bytes).
+    pub origins: Vec<(String, String, String)>,
+    /// (object type name, field, the property's own `description`), where the schema carries
+    /// one (CRDs, supplied schemas; the compact built-in bundles keep theirs apart).
+    pub docs: Vec<(String, String, String)>,
 }
 
 impl DeclTypes {
     pub fn object(&self, name: &str) -> Option<&ObjectTypeDecl> {
         self.objects.iter().find(|o| o.name == name)
+    }
+
+    /// The (definition, property path) object type `name` came from.
+    pub fn origin(&self, name: &str) -> Option<(&str, &str)> {
+        self.origins.iter().find(|o| o.0 == name).map(|o| (o.1.as_str(), o.2.as_str()))
+    }
+
+    /// The schema's own description of `field` of object type `name`.
+    pub fn doc(&self, name: &str, field: &str) -> Option<&str> {
+        self.docs.iter().find(|d| d.0 == name && d.1 == field).map(|d| d.2.as_str())
     }
 }
 
@@ -332,7 +357,7 @@ impl Converter<'_> {
                         if let (Some(_), Some(d)) =
                             (&t, prop.get("description").and_then(Value::as_str))
                         {
-                            self.out.docs.insert(format!("{name}.{escaped}"), d.to_string());
+                            self.out.docs.push((name.to_string(), escaped.clone(), d.to_string()));
                         }
                         if let Some(t) = t {
                             fields.push((escaped, t));
@@ -340,9 +365,10 @@ impl Converter<'_> {
                     }
                     self.origin.1 = base_path;
                 }
-                fields.sort_by(|a, b| a.0.cmp(&b.0));
+                crate::sort::sort_by(&mut fields, |a, b| a.0.cmp(&b.0));
                 self.out.objects.push(ObjectTypeDecl { name: name.to_string(), fields });
-                self.out.origins.insert(name.to_string(), self.origin.clone());
+                let (def, path) = self.origin.clone();
+                self.out.origins.push((name.to_string(), def, path));
                 Some(Type::object(name))
             }
             "string" => Some(match s.get("format").and_then(Value::as_str) {

@@ -120,8 +120,8 @@ fn names_cycles_and_embedded() {
     let raw = d.object("T.raw").unwrap();
     let names: Vec<&str> = raw.fields.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["apiVersion", "kind", "metadata"]);
-    assert_eq!(d.origins.get("T.items.@idx").map(|o| o.0.as_str()), Some("Item"));
-    assert_eq!(d.origins.get("T.metadata").map(|o| o.0.as_str()), Some("Meta"));
+    assert_eq!(d.origin("T.items.@idx").map(|o| o.0), Some("Item"));
+    assert_eq!(d.origin("T.metadata").map(|o| o.0), Some("Meta"));
 }
 
 /// A schema with no CEL type, or an unresolvable reference, has no root type.
