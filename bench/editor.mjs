@@ -23,7 +23,7 @@ const dir = benchDir();
 const object = JSON.parse(fs.readFileSync(path.join(dir, "deployment.json"), "utf8"));
 const exprs = JSON.parse(fs.readFileSync(path.join(dir, "expressions.json"), "utf8")).map((e) => e.expr);
 const RUNS = Number(process.env.BENCH_RUNS ?? 300);
-const objectKind = { apiVersion: "apps/v1", kind: "Deployment" };
+const options = { objectKind: "apps/v1/Deployment", kubernetesVersion: "1.35" };
 
 function time(f) {
   for (let i = 0; i < 20; i++) f(i);
@@ -45,11 +45,11 @@ for (const e of exprs) {
 }
 const complete = time((i) => {
   const c = cases[i % cases.length];
-  wasm.complete({ expression: c.expression, objectKind, object, kubernetesVersion: "1.35" }, c.pos);
+  wasm.completeExpression(c.expression, c.pos, { object }, options);
 });
 const hover = time((i) => {
   const c = cases[i % cases.length];
-  wasm.hover({ expression: c.expression, objectKind, object, kubernetesVersion: "1.35" }, Math.max(0, c.pos - 2));
+  wasm.hoverExpression(c.expression, Math.max(0, c.pos - 2), { object }, options);
 });
 const manifests = `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy

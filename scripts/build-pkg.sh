@@ -15,7 +15,10 @@ if [ "$HAVE" != "$WBV" ]; then
   exit 1
 fi
 
-cargo build --lib --profile wasm --target wasm32-unknown-unknown
+# VAP_EVAL_NO_EDITOR=1: without complete/hover (cargo feature `editor`), for the smallest module.
+FEATURES=()
+if [ -n "${VAP_EVAL_NO_EDITOR:-}" ]; then FEATURES=(--no-default-features --features tz); fi
+cargo build --lib --profile wasm --target wasm32-unknown-unknown "${FEATURES[@]}"
 rm -rf pkg
 wasm-bindgen --target web --out-dir pkg --remove-name-section --remove-producers-section \
   target/wasm32-unknown-unknown/wasm/vap_eval.wasm

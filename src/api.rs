@@ -39,7 +39,7 @@ pub struct EvaluateInput {
         target_arch = "wasm32",
         tsify(type = "Record<string, Record<string, unknown>> | null")
     )]
-    pub schemas: Option<Map<String, Json>>,
+    pub schemas: Option<Json>,
 }
 
 /// Manifests as text, or a list of texts and objects. Manifest diagnostics index the text; a
@@ -296,7 +296,7 @@ pub struct PolicySetOptions {
         target_arch = "wasm32",
         tsify(type = "Record<string, Record<string, unknown>> | null")
     )]
-    pub schemas: Option<Map<String, Json>>,
+    pub schemas: Option<Json>,
 }
 
 impl PolicySetOptions {
@@ -314,11 +314,30 @@ impl PolicySetOptions {
 pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
     let mut diagnostics = Vec::new();
     let version = version_of(options.kubernetes_version.as_deref(), &mut diagnostics);
-    let schemas = options.schemas.clone().unwrap_or_default();
+    let schemas = schemas_map(options.schemas.as_ref(), &mut diagnostics);
     let mut set = PolicySet::build(&manifests.to_text(), version, Some(&schemas));
     diagnostics.append(&mut set.diagnostics);
     set.diagnostics = diagnostics;
     set
+}
+
+/// The `schemas` input as a map; anything but an object is a diagnostic and no schemas. (Held
+/// as a JSON value: a map type of its own would cost the wasm another deserializer.)
+pub fn schemas_map(schemas: Option<&Json>, diagnostics: &mut Vec<Diagnostic>) -> Map<String, Json> {
+    match schemas {
+        None | Some(Json::Null) => Map::new(),
+        Some(Json::Object(m)) => m.clone(),
+        Some(_) => {
+            diagnostics.push(
+                Diagnostic::error(
+                    "input-schemas-invalid",
+                    "schemas: expected an object mapping \"<apiVersion>/<Kind>\" to an OpenAPI v3 schema",
+                )
+                .with_field("schemas"),
+            );
+            Map::new()
+        }
+    }
 }
 
 /// The request part of an input (`PolicySet.evaluate`); unknown fields are an error.
@@ -469,10 +488,11 @@ pub struct ExpressionOptions {
         )
     )]
     pub kind: Option<String>,
-    /// Type `object` and `oldObject` with this kind's schema (from `schemas` or the built-in
-    /// schemas of the version) for type checking; evaluation is unaffected (`dyn` as at
-    /// admission), findings are `cel-typecheck` warnings.
-    pub object_kind: Option<ObjectKind>,
+    /// Type `object` and `oldObject` with the schema of this kind, `"<apiVersion>/<Kind>"`
+    /// (`"apps/v1/Deployment"`, `"v1/Pod"`; from `schemas` or the built-in schemas of the
+    /// version) for type checking; evaluation is unaffected (`dyn` as at admission), findings are
+    /// `cel-typecheck` warnings.
+    pub object_kind: Option<String>,
     /// Type `object`/`oldObject` with this OpenAPI v3 schema instead (refs resolve against the
     /// built-in definitions).
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown> | null"))]
@@ -482,42 +502,30 @@ pub struct ExpressionOptions {
         target_arch = "wasm32",
         tsify(type = "Record<string, Record<string, unknown>> | null")
     )]
-    pub schemas: Option<Map<String, Json>>,
+    pub schemas: Option<Json>,
 }
 
-/// A kind by `apiVersion` (`apps/v1`, `v1`) and `kind`.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ObjectKind {
-    pub api_version: String,
-    pub kind: String,
-}
-
-impl ObjectKind {
-    pub fn gvk(&self) -> Option<crate::admission::resources::GroupVersionKind> {
-        crate::admission::resources::GroupVersionKind::from_api_version(
-            &self.api_version,
-            &self.kind,
-        )
-    }
+/// The kind named by `"<apiVersion>/<Kind>"` (`"apps/v1/Deployment"`, `"v1/Pod"`).
+pub fn parse_kind(s: &str) -> Option<crate::admission::resources::GroupVersionKind> {
+    let (api_version, kind) = s.rsplit_once('/')?;
+    crate::admission::resources::GroupVersionKind::from_api_version(api_version, kind)
 }
 
 /// The typed object of a standalone expression's options, if any resolves.
 pub fn standalone_object_types(
     version: KubeVersion,
-    object_kind: Option<&ObjectKind>,
+    object_kind: Option<&str>,
     object_schema: Option<&Json>,
-    schemas: Option<&Map<String, Json>>,
+    schemas: Option<&Json>,
 ) -> Option<crate::schema::DeclTypes> {
     use crate::admission::typechecking::{object_types, SchemaSources};
     let empty = Map::new();
     let sources = SchemaSources {
-        user: schemas.unwrap_or(&empty),
+        user: schemas.and_then(Json::as_object).unwrap_or(&empty),
         crds: &[],
         builtin: SchemaSources::builtin_for(version),
     };
-    let gvk = object_kind.and_then(ObjectKind::gvk);
+    let gvk = object_kind.and_then(parse_kind);
     object_types(&sources, gvk.as_ref(), object_schema)
 }
 
@@ -607,7 +615,7 @@ pub fn evaluate_expression(
     // Typed check (warnings only; evaluation below uses the untyped compilation).
     let typed = standalone_object_types(
         version,
-        options.object_kind.as_ref(),
+        options.object_kind.as_deref(),
         options.object_schema.as_ref(),
         options.schemas.as_ref(),
     );

@@ -12,7 +12,9 @@
 use crate::admission::compile::CelCompiler;
 use crate::admission::manifests::load_manifests;
 use crate::admission::typechecking::{typed_envs, with_types, SchemaSources};
-use crate::api::{standalone_object_types, utf16_position, Document, Manifests, ObjectKind};
+use crate::api::{
+    standalone_object_types, utf16_position, Document, EvaluateInput, ExpressionOptions,
+};
 use crate::cel::ast::{Ast, Expr, ExprKind, Literal};
 use crate::cel::checker::{self, format_cel_type, CheckOptions, Checked, Reference};
 use crate::cel::decls::Declarations;
@@ -23,37 +25,20 @@ use crate::environment::{
     VariableScope,
 };
 use crate::schema::{self, DeclTypes};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value as Json};
 
-/// Input of `complete` and `hover`: either `manifests` (the position is inside one of their
-/// policies' expressions) or one standalone `expression`. Unknown fields are an error.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
-pub struct EditorInput {
-    /// Manifests as in `evaluate`; the position indexes their (joined) text.
-    pub manifests: Option<Manifests>,
-    /// A standalone expression; the position indexes it.
-    pub expression: Option<String>,
-    /// The standalone expression's kind (`validation`, `messageExpression`, `matchCondition`,
-    /// `auditAnnotation`, `variable`); default `validation`.
-    pub expression_kind: Option<String>,
-    /// The kind typing a standalone expression's `object`/`oldObject`.
-    pub object_kind: Option<ObjectKind>,
-    /// Or the schema typing it.
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown> | null"))]
-    pub object_schema: Option<Json>,
-    /// An object whose map keys are offered (`object.metadata.labels.` → its label keys).
-    pub object: Option<Document>,
-    /// Schemas by `"<apiVersion>/<Kind>"`, used before the CRDs and built-in schemas.
-    #[cfg_attr(
-        target_arch = "wasm32",
-        tsify(type = "Record<string, Record<string, unknown>> | null")
-    )]
-    pub schemas: Option<Map<String, Json>>,
-    /// `1.30` … `1.37`; default the newest.
-    pub kubernetes_version: Option<String>,
+/// Where the position of `complete` and `hover` is: in the manifests of an `evaluate` input
+/// (inside one of its policies' expressions; `object` gives map keys, `schemas` and CRDs type
+/// it), or in one standalone expression with `evaluateExpression`'s variables and options
+/// (`kind`, `objectKind`, `objectSchema`, `schemas`; `variables.object` gives map keys).
+pub enum Source<'a> {
+    Manifests(&'a EvaluateInput),
+    Expression {
+        expression: &'a str,
+        variables: &'a Map<String, Json>,
+        options: &'a ExpressionOptions,
+    },
 }
 
 /// One completion.
@@ -138,41 +123,61 @@ fn byte_of_utf16(text: &str, pos: u32) -> usize {
     text.len()
 }
 
-fn locate(input: &EditorInput, position: u32) -> Option<Located> {
-    let version = version_of(input.kubernetes_version.as_deref());
+fn locate(source: &Source<'_>, position: u32) -> Option<Located> {
+    let (version_text, object_doc) = match source {
+        Source::Manifests(i) => (i.kubernetes_version.as_deref(), i.object.clone()),
+        Source::Expression { variables, options, .. } => (
+            options.kubernetes_version.as_deref(),
+            variables.get("object").map(|v| match v {
+                Json::String(t) => Document::Text(t.clone()),
+                v => Document::Object(v.clone()),
+            }),
+        ),
+    };
+    let version = version_of(version_text);
     let compiler = CelCompiler::new(version, EnvironmentMode::StoredExpressions);
-    let object = input.object.as_ref().and_then(|d| d.parse("object").ok().flatten());
+    let object = object_doc.and_then(|d| d.parse("object").ok().flatten());
+    let input = match source {
+        Source::Manifests(input) => *input,
+        Source::Expression { expression, variables, options } => {
+            let kind = expression_kind(options.kind.as_deref());
+            let types = standalone_object_types(
+                version,
+                options.object_kind.as_deref(),
+                options.object_schema.as_ref(),
+                options.schemas.as_ref(),
+            );
+            let layer = with_types(
+                base_declarations(compiler.features()),
+                &types.iter().collect::<Vec<_>>(),
+            );
+            let mut decls = Declarations::extending(layer);
+            let scope = VariableScope {
+                has_params: true,
+                object_type: types.as_ref().and_then(|t| t.root.clone()),
+                ..VariableScope::default()
+            };
+            declare_admission_variables(&mut decls, kind, &scope);
+            for name in variables.keys() {
+                if decls.variable(name).is_none() {
+                    decls.add_variable(name, Type::Dyn);
+                }
+            }
+            let text = expression.to_string();
+            return Some(Located {
+                cursor: byte_of_utf16(expression, position),
+                expression: expression.to_string(),
+                outer: Box::new(move |b| utf16_position(&text, b as u32).0),
+                decls,
+                types: types.into_iter().collect(),
+                version,
+                object,
+            });
+        }
+    };
     let empty = Map::new();
-    let user = input.schemas.as_ref().unwrap_or(&empty);
-    if let Some(expression) = &input.expression {
-        let kind = expression_kind(input.expression_kind.as_deref());
-        let types = standalone_object_types(
-            version,
-            input.object_kind.as_ref(),
-            input.object_schema.as_ref(),
-            input.schemas.as_ref(),
-        );
-        let layer =
-            with_types(base_declarations(compiler.features()), &types.iter().collect::<Vec<_>>());
-        let mut decls = Declarations::extending(layer);
-        let scope = VariableScope {
-            has_params: true,
-            object_type: types.as_ref().and_then(|t| t.root.clone()),
-            ..VariableScope::default()
-        };
-        declare_admission_variables(&mut decls, kind, &scope);
-        let text = expression.clone();
-        return Some(Located {
-            cursor: byte_of_utf16(expression, position),
-            expression: expression.clone(),
-            outer: Box::new(move |b| utf16_position(&text, b as u32).0),
-            decls,
-            types: types.into_iter().collect(),
-            version,
-            object,
-        });
-    }
-    let text = input.manifests.as_ref()?.to_text();
+    let user = input.schemas.as_ref().and_then(Json::as_object).unwrap_or(&empty);
+    let text = input.manifests.to_text();
     let cursor = byte_of_utf16(&text, position);
     let manifests = load_manifests(&text);
     let catalog = manifests.catalog();
@@ -446,8 +451,8 @@ fn field_doc(types: &[DeclTypes], type_name: &str, field: &str, version: KubeVer
 
 /// Completions at UTF-16 offset `position` (see the module doc). Never fails: an input that
 /// does not locate an expression gives no items.
-pub fn complete(input: &EditorInput, position: u32) -> CompletionResult {
-    let Some(loc) = locate(input, position) else {
+pub fn complete(source: &Source<'_>, position: u32) -> CompletionResult {
+    let Some(loc) = locate(source, position) else {
         return CompletionResult { from: position, to: position, items: Vec::new() };
     };
     let src = &loc.expression;
@@ -605,9 +610,9 @@ pub fn complete(input: &EditorInput, position: u32) -> CompletionResult {
 }
 
 /// The checked type (and description) of the sub-expression at UTF-16 offset `position`.
-pub fn hover(input: &EditorInput, position: u32) -> HoverResult {
+pub fn hover(source: &Source<'_>, position: u32) -> HoverResult {
     let mut out = HoverResult { from: position, to: position, ..Default::default() };
-    let Some(loc) = locate(input, position) else { return out };
+    let Some(loc) = locate(source, position) else { return out };
     let Some(ast) = parse(&loc.expression) else { return out };
     let checked = check(&ast, &loc.decls);
     let cursor = loc.cursor as u32;

@@ -2,6 +2,8 @@
 
 pub mod admission;
 pub mod api;
+/// `complete` and `hover` (cargo feature `editor`, on by default).
+#[cfg(feature = "editor")]
 pub mod editor;
 // The CEL engine lives in its own crate (crates/vap-eval-cel) so the release profile can build
 // it for speed and the rest for size; its modules keep their paths here.

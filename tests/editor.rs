@@ -1,26 +1,41 @@
 //! `complete` and `hover` tables (docs/typechecking-semantics.md §6).
+#![cfg(feature = "editor")]
 
-use serde_json::json;
-use vap_eval::api::{Document, Manifests, ObjectKind};
-use vap_eval::editor::{complete, hover, CompletionResult, EditorInput};
+use serde_json::{json, Map, Value};
+use vap_eval::api::{EvaluateInput, ExpressionOptions, Manifests};
+use vap_eval::editor::{complete, hover, CompletionResult, HoverResult, Source};
 
-fn deployment_input(expression: &str) -> EditorInput {
-    EditorInput {
-        expression: Some(expression.to_string()),
-        object_kind: Some(ObjectKind { api_version: "apps/v1".into(), kind: "Deployment".into() }),
-        object: Some(Document::Object(
-            json!({"metadata": {"name": "x", "labels": {"app": "web", "tier": "front"}},
-            "spec": {"replicas": 3}}),
-        )),
+fn deployment_vars() -> Map<String, Value> {
+    json!({"object": {"metadata": {"name": "x", "labels": {"app": "web", "tier": "front"}},
+        "spec": {"replicas": 3}}})
+    .as_object()
+    .cloned()
+    .unwrap_or_default()
+}
+
+fn deployment_options(kind: Option<&str>) -> ExpressionOptions {
+    ExpressionOptions {
+        object_kind: Some("apps/v1/Deployment".into()),
+        kind: kind.map(str::to_string),
         ..Default::default()
     }
+}
+
+fn complete_expr(expression: &str, position: u32, kind: Option<&str>) -> CompletionResult {
+    let (variables, options) = (deployment_vars(), deployment_options(kind));
+    complete(&Source::Expression { expression, variables: &variables, options: &options }, position)
+}
+
+fn hover_expr(expression: &str, position: u32) -> HoverResult {
+    let (variables, options) = (deployment_vars(), deployment_options(None));
+    hover(&Source::Expression { expression, variables: &variables, options: &options }, position)
 }
 
 /// Completion at the `|` of `marked`.
 fn complete_at(marked: &str) -> CompletionResult {
     let pos = marked.find('|').expect("marker");
     let expr = marked.replace('|', "");
-    complete(&deployment_input(&expr), expr[..pos].encode_utf16().count() as u32)
+    complete_expr(&expr, expr[..pos].encode_utf16().count() as u32, None)
 }
 
 fn labels(r: &CompletionResult, kind: &str) -> Vec<String> {
@@ -72,46 +87,43 @@ fn variables_and_functions_in_scope() {
     assert!(labels(&r, "function").contains(&"size".to_string()));
     assert!(labels(&r, "macro").contains(&"has".to_string()));
     // messageExpression: no authorizer.
-    let mut input = deployment_input("");
-    input.expression_kind = Some("messageExpression".into());
-    let r = complete(&input, 0);
+    let r = complete_expr("", 0, Some("messageExpression"));
     assert!(!labels(&r, "variable").contains(&"authorizer".to_string()));
 }
 
 #[test]
 fn hover_types_and_descriptions() {
-    let input = deployment_input("object.spec.replicas > 1");
-    let h = hover(&input, 14);
+    let e = "object.spec.replicas > 1";
+    let h = hover_expr(e, 14);
     assert_eq!(h.type_name.as_deref(), Some("int"));
     assert_eq!((h.from, h.to), (0, 20));
     assert!(h.documentation.contains("desired pods"));
-    let h = hover(&input, 2);
+    let h = hover_expr(e, 2);
     assert_eq!(h.type_name.as_deref(), Some("Deployment"));
-    let h = hover(&deployment_input("object.metadata.name.startsWith('a')"), 24);
+    let h = hover_expr("object.metadata.name.startsWith('a')", 24);
     assert_eq!(h.type_name.as_deref(), Some("bool"));
     assert_eq!(h.documentation, "string.startsWith(string) -> bool");
     // Untyped (no kind): dyn.
-    let h = hover(&EditorInput { expression: Some("object.spec".into()), ..Default::default() }, 8);
-    assert_eq!(h.type_name.as_deref(), Some("dyn"));
+    let (variables, options) = (Map::new(), ExpressionOptions::default());
+    let source =
+        Source::Expression { expression: "object.spec", variables: &variables, options: &options };
+    assert_eq!(hover(&source, 8).type_name.as_deref(), Some("dyn"));
     // Outside any expression of the manifests: nothing.
-    let h = hover(
-        &EditorInput { manifests: Some(Manifests::Text("a: 1".into())), ..Default::default() },
-        1,
-    );
-    assert_eq!(h.type_name, None);
+    let input = EvaluateInput { manifests: Manifests::Text("a: 1".into()), ..Default::default() };
+    assert_eq!(hover(&Source::Manifests(&input), 1).type_name, None);
 }
 
 #[test]
 fn positions_inside_manifests() {
     let manifests = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: p\nspec:\n  matchConstraints:\n    resourceRules:\n    - apiGroups: [apps]\n      apiVersions: [v1]\n      operations: [CREATE]\n      resources: [deployments]\n  validations:\n  - expression: \"object.spec.repl > 1\"\n";
     let input =
-        EditorInput { manifests: Some(Manifests::Text(manifests.into())), ..Default::default() };
+        EvaluateInput { manifests: Manifests::Text(manifests.into()), ..Default::default() };
     let at = manifests.find("repl >").unwrap() + 4;
-    let r = complete(&input, at as u32);
+    let r = complete(&Source::Manifests(&input), at as u32);
     assert_eq!(labels(&r, "field"), ["replicas"]);
     let from = manifests.find("repl >").unwrap() as u32;
     assert_eq!((r.from, r.to), (from, from + 4));
-    let h = hover(&input, (at - 6) as u32);
+    let h = hover(&Source::Manifests(&input), (at - 6) as u32);
     assert_eq!(h.type_name.as_deref(), Some("Deployment.spec"));
 }
 
@@ -136,10 +148,9 @@ fn bad_input_never_panics() {
         "}}}",
         "object.spec.template.spec.containers[0].",
     ] {
-        let input = deployment_input(e);
         for p in 0..=e.encode_utf16().count() as u32 + 2 {
-            let _ = complete(&input, p);
-            let _ = hover(&input, p);
+            let _ = complete_expr(e, p, None);
+            let _ = hover_expr(e, p);
         }
     }
 }

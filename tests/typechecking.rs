@@ -41,7 +41,7 @@ fn validations(exprs: &[&str]) -> Value {
 fn check(manifests: &str, schemas: Option<Value>) -> TypecheckResult {
     typecheck(&EvaluateInput {
         manifests: Manifests::Text(manifests.to_string()),
-        schemas: schemas.and_then(|s| s.as_object().cloned()),
+        schemas,
         ..Default::default()
     })
 }
@@ -424,7 +424,7 @@ fn pipeline_decisions_unchanged() {
 /// `evaluateExpression` with `objectKind` / `objectSchema` (§7): typed warnings, same value.
 #[test]
 fn evaluate_expression_typed() {
-    use vap_eval::api::{evaluate_expression, ExpressionOptions, ObjectKind};
+    use vap_eval::api::{evaluate_expression, ExpressionOptions};
     let vars: Map<String, Value> =
         json!({"object": {"spec": {"replicas": 3}}}).as_object().cloned().unwrap_or_default();
     let plain =
@@ -432,13 +432,7 @@ fn evaluate_expression_typed() {
     let typed = evaluate_expression(
         "object.spec.replica == null",
         &vars,
-        &ExpressionOptions {
-            object_kind: Some(ObjectKind {
-                api_version: "apps/v1".into(),
-                kind: "Deployment".into(),
-            }),
-            ..Default::default()
-        },
+        &ExpressionOptions { object_kind: Some("apps/v1/Deployment".into()), ..Default::default() },
     );
     assert_eq!(typed.value, plain.value);
     assert_eq!(typed.type_name, plain.type_name);

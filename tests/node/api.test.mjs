@@ -395,7 +395,7 @@ test("malformed input throws an Error with a clear message; the instance keeps w
     [() => evaluateExpression("true", {}, { kind: ["variable"] }), /^evaluateExpression\(options\)\.kind: invalid type: sequence, expected a string$/],
     [() => new PolicySet(), /^new PolicySet\(manifests\): expected YAML\/JSON text or a list of texts and objects, got undefined$/],
     [() => new PolicySet({ kind: "ValidatingAdmissionPolicy" }), /^new PolicySet\(manifests\): invalid type: map, expected YAML\/JSON text or a list of texts and objects$/],
-    [() => new PolicySet(replicas, { kubernetesversion: "1.30" }), /^new PolicySet\(options\)\.kubernetesversion: unknown field `kubernetesversion`, expected `kubernetesVersion`$/],
+    [() => new PolicySet(replicas, { kubernetesversion: "1.30" }), /^new PolicySet\(options\)\.kubernetesversion: unknown field `kubernetesversion`, expected `kubernetesVersion` or `schemas`$/],
     [() => new PolicySet(replicas).evaluate("object: [\n"), /^PolicySet\.evaluate\(request\): line \d+, column \d+: yaml: /],
   ];
   assert.ok(garbage.length >= 20);

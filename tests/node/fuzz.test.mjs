@@ -189,14 +189,15 @@ test(`${CALLS} random and mutated calls (seed ${SEED}): no trap, nothing slower 
       const vars = {};
       for (const k of ["object", "oldObject", "params", "request", "namespaceObject", "x"]) if (rnd() < 0.4) vars[k] = rnd() < 0.2 ? JSON.stringify(randomJson()) : randomJson();
       const opts = { kind: pick(kinds), kubernetesVersion: rnd() < 0.8 ? pick(versions) : pick(["1.29", "2.0", "", "x"]) };
-      if (rnd() < 0.2) opts.objectKind = pick([{ apiVersion: "apps/v1", kind: "Deployment" }, { apiVersion: "v1", kind: "Pod" }, { apiVersion: "a/b/c", kind: "" }]);
+      if (rnd() < 0.2) opts.objectKind = pick(["apps/v1/Deployment", "v1/Pod", "a/b/c/", "", "Deployment", "example.com/v1/Widget"]);
       if (rnd() < 0.1) opts.objectSchema = pick(Object.values(pick(SCHEMAS)));
       call("evaluateExpression", { expr, vars, opts }, () => wasm.evaluateExpression(expr, vars, opts));
       if (rnd() < 0.15) {
-        const input = { expression: expr, objectKind: opts.objectKind ?? { apiVersion: "apps/v1", kind: "Deployment" }, object: vars.object ?? deployment };
+        const o = { ...opts, objectKind: opts.objectKind ?? "apps/v1/Deployment" };
+        const v = { ...vars, object: vars.object ?? deployment };
         const p = int(expr.length + 2);
-        call("complete", { input, p }, () => wasm.complete(input, p));
-        call("hover", { input, p }, () => wasm.hover(input, p));
+        call("completeExpression", { expr, p, o }, () => wasm.completeExpression(expr, p, v, o));
+        call("hoverExpression", { expr, p, o }, () => wasm.hoverExpression(expr, p, v, o));
       }
     } else if (r < 0.9) {
       const input = { ...pick(examples) };
@@ -209,8 +210,8 @@ test(`${CALLS} random and mutated calls (seed ${SEED}): no trap, nothing slower 
       call("evaluate", input, () => wasm.evaluate(input));
       if (rnd() < 0.05) {
         const p = int(input.manifests.length + 2);
-        call("complete (manifests)", { input, p }, () => wasm.complete({ manifests: input.manifests, schemas: input.schemas }, p));
-        call("hover (manifests)", { input, p }, () => wasm.hover({ manifests: input.manifests }, p));
+        call("complete", { input, p }, () => wasm.complete(input, p));
+        call("hover", { input, p }, () => wasm.hover(input, p));
       }
       if (rnd() < 0.2) call("typecheck", input, () => wasm.typecheck(input));
       if (rnd() < 0.1)

@@ -74,13 +74,19 @@ spec:
   assert.ok(e.diagnostics.some((d) => d.code === "cel-typecheck"));
 
   wasm.loadSchemaDescriptions("1.35", fs.readFileSync(new URL("schemas/1.35.descriptions.json", pkgDir), "utf8"));
-  const input = { expression: "object.spec.rep", objectKind: { apiVersion: "apps/v1", kind: "Deployment" }, kubernetesVersion: "1.35" };
-  const c = wasm.complete(input, 15);
+  const options = { objectKind: "apps/v1/Deployment", kubernetesVersion: "1.35" };
+  const c = wasm.completeExpression("object.spec.rep", 15, {}, options);
   assert.equal(c.from, 12);
   assert.equal(c.to, 15);
   assert.deepEqual(c.items.map((i) => [i.label, i.kind, i.detail]), [["replicas", "field", "int"]]);
   assert.match(c.items[0].documentation, /desired pods/);
-  const h = wasm.hover({ ...input, expression: "object.spec.replicas" }, 14);
-  assert.equal(h.type, "int");
-  assert.throws(() => wasm.complete({ expresion: "x" }, 0), /unknown field `expresion`/);
+  assert.equal(wasm.hoverExpression("object.spec.replicas", 14, null, options).type, "int");
+  // Map keys from the supplied object.
+  const keys = wasm.completeExpression("object.metadata.labels.", 23, { object: { metadata: { labels: { app: "a" } } } }, options);
+  assert.deepEqual(keys.items.filter((i) => i.kind === "key").map((i) => i.label), ["app"]);
+  // In the manifests: the policy's kinds type the expression.
+  const at = manifests.indexOf("replica >") + 7;
+  assert.deepEqual(wasm.complete({ manifests, kubernetesVersion: "1.35" }, at).items.map((i) => i.label), ["replicas"]);
+  assert.equal(wasm.hover({ manifests, kubernetesVersion: "1.35" }, manifests.indexOf("spec.replica")).type, "Deployment.spec");
+  assert.throws(() => wasm.completeExpression("x", 0, {}, { objectKind: 3 }), /completeExpression\(options\)\.objectKind/);
 });

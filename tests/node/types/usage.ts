@@ -2,9 +2,11 @@
 // `@ts-expect-error` lines must stay errors: they pin that the declarations are not `any`.
 import init, {
   complete,
+  completeExpression,
   evaluate,
   evaluateExpression,
   hover,
+  hoverExpression,
   initSync,
   loadSchemaDescriptions,
   loadSchemas,
@@ -17,7 +19,6 @@ import type {
   AdmissionResponse,
   CompletionItem,
   CompletionResult,
-  EditorInput,
   ExpressionWarning,
   HoverResult,
   Diagnostic,
@@ -138,15 +139,17 @@ export function useTypeChecking(schemaText: string): string {
   const r: TypecheckResult = typecheck({ manifests, schemas: { "example.com/v1/Widget": { type: "object" } } });
   const warnings: ExpressionWarning[] = r.policies[0]?.typeChecking.expressionWarnings ?? [];
   const kinds: string[] = r.policies[0]?.checkedKinds ?? [];
-  const input: EditorInput = { expression: "object.spec.", objectKind: { apiVersion: "apps/v1", kind: "Deployment" } };
-  const c: CompletionResult = complete(input, 12);
-  const item: CompletionItem | undefined = c.items[0];
+  const options: ExpressionOptions = { objectKind: "apps/v1/Deployment" };
+  const c: CompletionResult = completeExpression("object.spec.", 12, { object }, options);
+  const inManifests: CompletionResult = complete({ manifests }, 3);
+  const item: CompletionItem | undefined = c.items[0] ?? inManifests.items[0];
   const h: HoverResult = hover({ manifests }, 3);
-  const t: string | undefined = h.type;
-  const e: ExpressionResult = evaluateExpression("object", {}, { objectKind: { apiVersion: "v1", kind: "Pod" } });
+  const he: HoverResult = hoverExpression("object.spec", 2, null, options);
+  const t: string | undefined = h.type ?? he.type;
+  const e: ExpressionResult = evaluateExpression("object", {}, { objectSchema: { type: "object" } });
   // @ts-expect-error the position is a number
-  complete(input, "12");
-  // @ts-expect-error objectKind needs apiVersion and kind
+  completeExpression("object.", "7");
+  // @ts-expect-error objectKind is "<apiVersion>/<Kind>"
   evaluateExpression("object", {}, { objectKind: { kind: "Pod" } });
   return [warnings.map((w) => w.fieldRef + w.warning).join(), kinds.join(), item?.label, item?.kind, c.from, c.to, t, h.documentation, e.type].join(" ");
 }
