@@ -39,7 +39,7 @@ pub struct EvaluateInput {
         target_arch = "wasm32",
         tsify(type = "Record<string, Record<string, unknown>> | null")
     )]
-    pub schemas: Option<Json>,
+    pub schemas: Option<Document>,
 }
 
 /// Manifests as text, or a list of texts and objects. Manifest diagnostics index the text; a
@@ -296,7 +296,7 @@ pub struct PolicySetOptions {
         target_arch = "wasm32",
         tsify(type = "Record<string, Record<string, unknown>> | null")
     )]
-    pub schemas: Option<Json>,
+    pub schemas: Option<Document>,
 }
 
 impl PolicySetOptions {
@@ -321,12 +321,24 @@ pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
     set
 }
 
-/// The `schemas` input as a map; anything but an object is a diagnostic and no schemas. (Held
-/// as a JSON value: a map type of its own would cost the wasm another deserializer.)
-pub fn schemas_map(schemas: Option<&Json>, diagnostics: &mut Vec<Diagnostic>) -> Map<String, Json> {
-    match schemas {
+/// The `schemas` input (an object, or its YAML/JSON text) as a map; anything else is a
+/// diagnostic and no schemas. (Held as a [`Document`]: a map type of its own would cost the wasm
+/// another deserializer.)
+pub fn schemas_map(
+    schemas: Option<&Document>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Map<String, Json> {
+    let value = match schemas.map(|d| d.parse("schemas")) {
+        None => None,
+        Some(Ok(v)) => v,
+        Some(Err(d)) => {
+            diagnostics.push(*d);
+            return Map::new();
+        }
+    };
+    match value {
         None | Some(Json::Null) => Map::new(),
-        Some(Json::Object(m)) => m.clone(),
+        Some(Json::Object(m)) => m,
         Some(_) => {
             diagnostics.push(
                 Diagnostic::error(
@@ -495,14 +507,14 @@ pub struct ExpressionOptions {
     pub object_kind: Option<String>,
     /// Type `object`/`oldObject` with this OpenAPI v3 schema instead (refs resolve against the
     /// built-in definitions).
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown> | null"))]
-    pub object_schema: Option<Json>,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string | Record<string, unknown> | null"))]
+    pub object_schema: Option<Document>,
     /// Schemas by `"<apiVersion>/<Kind>"`, used before the built-in ones.
     #[cfg_attr(
         target_arch = "wasm32",
         tsify(type = "Record<string, Record<string, unknown>> | null")
     )]
-    pub schemas: Option<Json>,
+    pub schemas: Option<Document>,
 }
 
 /// The kind named by `"<apiVersion>/<Kind>"` (`"apps/v1/Deployment"`, `"v1/Pod"`).
@@ -515,16 +527,15 @@ pub fn parse_kind(s: &str) -> Option<crate::admission::resources::GroupVersionKi
 pub fn standalone_object_types(
     version: KubeVersion,
     object_kind: Option<&str>,
-    object_schema: Option<&Json>,
-    schemas: Option<&Json>,
+    object_schema: Option<&Document>,
+    schemas: Option<&Document>,
 ) -> Option<crate::schema::DeclTypes> {
     use crate::admission::typechecking::{object_types, SchemaSources};
-    let empty = Map::new();
-    let sources = SchemaSources {
-        user: schemas.and_then(Json::as_object).unwrap_or(&empty),
-        crds: &[],
-        builtin: SchemaSources::builtin_for(version),
-    };
+    let user = schemas_map(schemas, &mut Vec::new());
+    let object_schema = object_schema.and_then(|d| d.parse("objectSchema").ok().flatten());
+    let object_schema = object_schema.as_ref();
+    let sources =
+        SchemaSources { user: &user, crds: &[], builtin: SchemaSources::builtin_for(version) };
     let gvk = object_kind.and_then(parse_kind);
     object_types(&sources, gvk.as_ref(), object_schema)
 }

@@ -175,8 +175,8 @@ fn locate(source: &Source<'_>, position: u32) -> Option<Located> {
             });
         }
     };
-    let empty = Map::new();
-    let user = input.schemas.as_ref().and_then(Json::as_object).unwrap_or(&empty);
+    let user = crate::api::schemas_map(input.schemas.as_ref(), &mut Vec::new());
+    let user = &user;
     let text = input.manifests.to_text();
     let cursor = byte_of_utf16(&text, position);
     let manifests = load_manifests(&text);

@@ -41,7 +41,7 @@ fn validations(exprs: &[&str]) -> Value {
 fn check(manifests: &str, schemas: Option<Value>) -> TypecheckResult {
     typecheck(&EvaluateInput {
         manifests: Manifests::Text(manifests.to_string()),
-        schemas,
+        schemas: schemas.map(vap_eval::api::Document::Object),
         ..Default::default()
     })
 }
@@ -445,8 +445,10 @@ fn evaluate_expression_typed() {
         "object.spec.replicas + 'x'",
         &vars,
         &ExpressionOptions {
-            object_schema: Some(json!({"type": "object", "properties": {"spec": {"type": "object",
-                "properties": {"replicas": {"type": "integer"}}}}})),
+            object_schema: Some(vap_eval::api::Document::Object(
+                json!({"type": "object", "properties": {"spec": {"type": "object",
+                "properties": {"replicas": {"type": "integer"}}}}}),
+            )),
             ..Default::default()
         },
     );
@@ -459,4 +461,26 @@ fn evaluate_expression_typed() {
         "{:?}",
         typed.diagnostics
     );
+}
+
+/// §1.2: `schemas` may be YAML/JSON text; anything but an object is a diagnostic.
+#[test]
+fn schemas_input_forms() {
+    use vap_eval::api::Document;
+    let p = policy(&[DEPLOY], validations(&["object.foo == 1"]));
+    let run = |schemas: Document| {
+        typecheck(&EvaluateInput {
+            manifests: Manifests::Text(p.clone()),
+            schemas: Some(schemas),
+            ..Default::default()
+        })
+    };
+    let r = run(Document::Text(
+        "apps/v1/Deployment: {type: object, properties: {foo: {type: string}}}".into(),
+    ));
+    assert!(warnings(&r)[0].1.contains("applied to '(string, int)'"), "{:?}", warnings(&r));
+    let r = run(Document::Object(json!(3)));
+    assert!(r.diagnostics.iter().any(|d| d.code == "input-schemas-invalid"));
+    let r = run(Document::Text("a: [".into()));
+    assert!(r.diagnostics.iter().any(|d| d.code == "input-yaml-syntax" && d.field == "schemas"));
 }
