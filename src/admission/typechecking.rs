@@ -24,7 +24,7 @@ use crate::environment::{
 };
 use crate::schema::{self, DeclTypes, Definitions, NoDefinitions, SchemaBundle};
 use serde::Serialize;
-use serde_json::{json, Map, Value as Json};
+use serde_json::{Map, Value as Json};
 use std::rc::Rc;
 
 /// At most this many kinds are collected per resource rule (`maxTypesToCheck`).
@@ -111,11 +111,13 @@ pub fn crd_schema(crd: &Json, gvk: &GroupVersionKind) -> Option<Json> {
     })?;
     let mut root = version.get("schema")?.get("openAPIV3Schema")?.as_object()?.clone();
     let mut props = root.get("properties").and_then(Json::as_object).cloned().unwrap_or_default();
-    props.insert("apiVersion".into(), json!({"type": "string"}));
-    props.insert("kind".into(), json!({"type": "string"}));
-    props.insert("metadata".into(), json!({"$ref": OBJECT_META}));
+    props.insert("apiVersion".into(), schema::literal(r#"{"type": "string"}"#));
+    props.insert("kind".into(), schema::literal(r#"{"type": "string"}"#));
+    let mut meta = Map::new();
+    meta.insert("$ref".into(), Json::String(OBJECT_META.into()));
+    props.insert("metadata".into(), Json::Object(meta));
     root.insert("properties".into(), Json::Object(props));
-    root.entry("type").or_insert_with(|| json!("object"));
+    root.entry("type").or_insert_with(|| Json::String("object".into()));
     Some(Json::Object(root))
 }
 

@@ -239,6 +239,12 @@ fn ref_of(s: &Value) -> Option<&str> {
     }
 }
 
+/// A JSON literal written as text (parsed by the JSON parser the crate has anyway: smaller in
+/// wasm than `json!`'s expansion).
+pub fn literal(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or(Value::Null)
+}
+
 fn flag(s: &Value, key: &str) -> bool {
     s.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
@@ -299,7 +305,7 @@ impl Converter<'_> {
             let r = r.strip_prefix("#/components/schemas/").unwrap_or(r).to_string();
             if self.visiting.contains(&r) {
                 // A circular reference becomes an empty object (resolver `populateRefs`).
-                let empty = serde_json::json!({"type": "object"});
+                let empty = literal(r#"{"type": "object"}"#);
                 return self.convert(&empty, is_root, name);
             }
             let resolved = self.defs.definition(&r)?;
@@ -332,12 +338,14 @@ impl Converter<'_> {
                     // `WithTypeAndObjectMeta`: kind, apiVersion strings and a metadata object
                     // with only name and generateName replace what the schema says.
                     let mut p: Map<String, Value> = props.cloned().unwrap_or_default();
-                    let string = serde_json::json!({"type": "string"});
+                    let string = literal(r#"{"type": "string"}"#);
                     p.insert("kind".into(), string.clone());
                     p.insert("apiVersion".into(), string.clone());
                     p.insert(
                         "metadata".into(),
-                        serde_json::json!({"type": "object", "properties": {"name": string, "generateName": string}}),
+                        literal(
+                            r#"{"type": "object", "properties": {"name": {"type": "string"}, "generateName": {"type": "string"}}}"#,
+                        ),
                     );
                     let mut s2 = s.as_object().cloned().unwrap_or_default();
                     s2.insert("properties".into(), Value::Object(p));
