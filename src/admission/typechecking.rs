@@ -85,12 +85,40 @@ impl SchemaSources<'_> {
         }
     }
 
-    /// `resolve` and convert to CEL types named `type_name`.
+    /// `resolve` and convert to CEL types named `type_name`. Conversions of built-in kinds are
+    /// cached per bundle (an editor converts the same kind at every keystroke).
     pub fn decl_types(&self, gvk: &GroupVersionKind, type_name: &str) -> Option<DeclTypes> {
         let root = self.resolve(gvk)?;
-        Some(schema::decl_types(&root, self.definitions(), type_name))
+        let key = format!("{}/{}", gvk.api_version(), gvk.kind);
+        let builtin = match &self.builtin {
+            Some(b) if !self.user.contains_key(&key) && b.kind(&key).as_ref() == Some(&root) => b,
+            _ => return Some(schema::decl_types(&root, self.definitions(), type_name)),
+        };
+        thread_local! {
+            static CACHE: std::cell::RefCell<Vec<Cached>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let key = format!("{key} {type_name}");
+        let hit = CACHE.with(|c| {
+            c.borrow().iter().find(|e| Rc::ptr_eq(&e.0, builtin) && e.1 == key).map(|e| e.2.clone())
+        });
+        let t = hit.unwrap_or_else(|| {
+            let t = Rc::new(schema::decl_types(&root, self.definitions(), type_name));
+            CACHE.with(|c| {
+                let mut c = c.borrow_mut();
+                if c.len() >= 64 {
+                    c.remove(0);
+                }
+                c.push((builtin.clone(), key, t.clone()));
+            });
+            t
+        });
+        Some((*t).clone())
     }
 }
+
+/// A cached conversion: (bundle, `"<apiVersion>/<Kind> <type name>"`, types).
+type Cached = (Rc<SchemaBundle>, String, Rc<DeclTypes>);
 
 fn minor_of(s: &str) -> u32 {
     s.split('.').nth(1).and_then(|n| n.parse().ok()).unwrap_or(0)
