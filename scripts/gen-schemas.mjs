@@ -159,6 +159,7 @@ function main() {
     repo: a.repo,
     commit: a.commit,
     note: "The apiserver's api/openapi-spec/v3 documents of each release, as embedded per minor version by the repository above.",
+    upstream: "kubernetes/kubernetes api/openapi-spec/v3 at branch release-<minor> (kubectl-validate's pkg/openapiclient/github_builtins.go fetches ?ref=release-<minor>; the exact upstream commit is not recorded there). 1.36 and 1.37 are not in that snapshot.",
     versions,
   };
   files.set("sources.json", JSON.stringify(sources, null, 1) + "\n");
