@@ -246,7 +246,11 @@ pub fn typed_envs(
             let param_name = param_gvk.as_ref().map(|p| p.kind.as_str()).unwrap_or("");
             let (object_name, params_name) = type_names(&gvk.kind, param_name);
             let types = sources.decl_types(&gvk, &object_name)?;
-            let params = param_gvk.as_ref().and_then(|p| sources.decl_types(p, &params_name));
+            // A param schema without a CEL type is a nil DeclType upstream: `params` undeclared.
+            let params = param_gvk
+                .as_ref()
+                .and_then(|p| sources.decl_types(p, &params_name))
+                .filter(|t| t.root.is_some());
             let mut d = Declarations::extending(base.clone());
             for o in types.objects.iter().chain(params.iter().flat_map(|p| p.objects.iter())) {
                 d.add_object(o.clone());
