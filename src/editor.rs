@@ -449,6 +449,55 @@ fn field_doc(types: &[DeclTypes], type_name: &str, field: &str, version: KubeVer
     String::new()
 }
 
+/// Inside the string of an index (`object.metadata.labels['app.kubernetes.io/|`): the keys the
+/// supplied object has there, any spelling (a `.` selection only offers identifier keys).
+fn complete_index_key(loc: &Located, cursor: usize) -> Option<CompletionResult> {
+    let src = &loc.expression;
+    let before = &src[..cursor];
+    let quote_at = before.rfind(['\'', '"'])?;
+    let quote = before[quote_at..].chars().next()?;
+    let head = before[..quote_at].trim_end();
+    let chain = head.strip_suffix('[')?;
+    let typed = &before[quote_at + 1..];
+    if typed.contains(quote) {
+        return None;
+    }
+    // The select chain before `[`: identifiers and dots, from the left of `chain`'s tail.
+    let tail_start = chain
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '_' || *c == '.')
+        .last()
+        .map_or(chain.len(), |(i, _)| i);
+    let mut parts = chain[tail_start..].split('.');
+    let root = parts.next()?;
+    if root != "object" && root != "oldObject" {
+        return None;
+    }
+    let mut v = loc.object.as_ref()?;
+    for k in parts {
+        v = v.get(k)?;
+    }
+    let end = src[cursor..].find(quote).map_or(cursor, |i| cursor + i);
+    let mut out = CompletionResult {
+        from: (loc.outer)(quote_at + 1),
+        to: (loc.outer)(end),
+        items: Vec::new(),
+    };
+    for (k, val) in v.as_object()? {
+        if k.starts_with(typed) {
+            let detail = if val.is_string() { "string" } else { "value" };
+            out.items.push(CompletionItem {
+                label: k.clone(),
+                kind: "key",
+                detail: detail.to_string(),
+                documentation: String::new(),
+            });
+        }
+    }
+    Some(out)
+}
+
 /// Completions at UTF-16 offset `position` (see the module doc). Never fails: an input that
 /// does not locate an expression gives no items.
 pub fn complete(source: &Source<'_>, position: u32) -> CompletionResult {
@@ -457,6 +506,9 @@ pub fn complete(source: &Source<'_>, position: u32) -> CompletionResult {
     };
     let src = &loc.expression;
     let cursor = loc.cursor.min(src.len());
+    if let Some(r) = complete_index_key(&loc, cursor) {
+        return r;
+    }
     let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
     let start = src[..cursor]
         .char_indices()

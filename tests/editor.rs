@@ -77,6 +77,24 @@ fn map_keys_methods_and_macros() {
     assert_eq!(sw.detail, "string.startsWith(string) -> bool");
 }
 
+/// Keys inside an index string, any spelling (§6.2).
+#[test]
+fn index_keys() {
+    let (mut variables, options) = (deployment_vars(), deployment_options(None));
+    variables.insert(
+        "object".into(),
+        json!({"metadata": {"labels": {"app.kubernetes.io/name": "web", "tier": "a"}}}),
+    );
+    let e = "object.metadata.labels['app']";
+    let source = Source::Expression { expression: e, variables: &variables, options: &options };
+    let r = complete(&source, 27);
+    let keys: Vec<&str> = r.items.iter().map(|i| i.label.as_str()).collect();
+    assert_eq!(keys, ["app.kubernetes.io/name"]);
+    assert_eq!((r.from, r.to), (24, 27));
+    let r = complete(&source, 24);
+    assert_eq!(r.items.len(), 2);
+}
+
 #[test]
 fn variables_and_functions_in_scope() {
     let r = complete_at("|");
