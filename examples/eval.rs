@@ -23,7 +23,7 @@ fn main() {
         }
         None => Map::new(),
     };
-    let options = ExpressionOptions { kubernetes_version: args.next(), kind: None };
+    let options = ExpressionOptions { kubernetes_version: args.next(), ..Default::default() };
     let result = evaluate_expression(&expression, &variables, &options);
     println!("{}", serde_json::to_string_pretty(&result).unwrap_or_default());
 }

@@ -15,7 +15,10 @@ if [ "$HAVE" != "$WBV" ]; then
   exit 1
 fi
 
-cargo build --lib --profile wasm --target wasm32-unknown-unknown
+# VAP_EVAL_NO_EDITOR=1: without complete/hover (cargo feature `editor`), for the smallest module.
+FEATURES=()
+if [ -n "${VAP_EVAL_NO_EDITOR:-}" ]; then FEATURES=(--no-default-features --features tz); fi
+cargo build --lib --profile wasm --target wasm32-unknown-unknown "${FEATURES[@]}"
 rm -rf pkg
 wasm-bindgen --target web --out-dir pkg --remove-name-section --remove-producers-section \
   target/wasm32-unknown-unknown/wasm/vap_eval.wasm
@@ -38,6 +41,7 @@ cat > pkg/package.json <<JSON
       "default": "./vap_eval.js"
     },
     "./vap_eval_bg.wasm": "./vap_eval_bg.wasm",
+    "./schemas/*": "./schemas/*",
     "./package.json": "./package.json"
   },
   "files": [
@@ -45,6 +49,7 @@ cat > pkg/package.json <<JSON
     "vap_eval_bg.wasm.d.ts",
     "vap_eval.js",
     "vap_eval.d.ts",
+    "schemas/",
     "README.md",
     "LICENSE"
   ],
@@ -56,6 +61,10 @@ JSON
 if [ -d pkg/snippets ]; then
   node -e 'const f="pkg/package.json",p=JSON.parse(require("fs").readFileSync(f));p.files.push("snippets/");require("fs").writeFileSync(f,JSON.stringify(p,null,2)+"\n")'
 fi
+
+# The built-in schemas ship beside the module, not in it (loadSchemas / loadSchemaDescriptions).
+mkdir -p pkg/schemas
+cp data/schemas/1.*.json data/schemas/sources.json pkg/schemas/
 
 rm -f pkg/.gitignore
 cp README.md LICENSE pkg/

@@ -48,6 +48,13 @@ pub struct EvaluateInput {
     /// as the apiserver decodes, defaults and stores them (the default; see `objectChanges`).
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub objects_as_given: bool,
+    /// Schemas for type checking, used before the supplied CRDs and the built-in schemas:
+    /// `"<apiVersion>/<Kind>"` (`"example.com/v1/Widget"`, `"v1/ConfigMap"`) → OpenAPI v3 schema.
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(type = "Record<string, Record<string, unknown>> | null")
+    )]
+    pub schemas: Option<Document>,
 }
 
 impl EvaluateInput {
@@ -58,6 +65,7 @@ impl EvaluateInput {
             unbound_policies: self.unbound_policies,
             missing_namespaces: self.missing_namespaces,
             objects_as_given: self.objects_as_given,
+            schemas: self.schemas.clone(),
         }
     }
 }
@@ -353,6 +361,12 @@ pub struct PolicySetOptions {
     /// Evaluate objects exactly as given, not as the apiserver stores them.
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub objects_as_given: bool,
+    /// Schemas for type checking (as `EvaluateInput.schemas`).
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(type = "Record<string, Record<string, unknown>> | null")
+    )]
+    pub schemas: Option<Document>,
 }
 
 /// Load, validate and compile manifests once (`new PolicySet`). An unsupported
@@ -360,7 +374,9 @@ pub struct PolicySetOptions {
 pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
     let mut diagnostics = Vec::new();
     let version = version_of(options.kubernetes_version.as_deref(), &mut diagnostics);
-    let mut set = PolicySet::with_objects(&manifests.to_text(), version, !options.objects_as_given);
+    let schemas = schemas_map(options.schemas.as_ref(), &mut diagnostics);
+    let mut set =
+        PolicySet::build(&manifests.to_text(), version, Some(&schemas), !options.objects_as_given);
     set.setup = SetupOptions {
         unbound_policies: options.unbound_policies.unwrap_or_default(),
         missing_namespaces: options.missing_namespaces.unwrap_or_default(),
@@ -368,6 +384,37 @@ pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
     diagnostics.append(&mut set.diagnostics);
     set.diagnostics = diagnostics;
     set
+}
+
+/// The `schemas` input (an object, or its YAML/JSON text) as a map; anything else is a
+/// diagnostic and no schemas. (Held as a [`Document`]: a map type of its own would cost the wasm
+/// another deserializer.)
+pub fn schemas_map(
+    schemas: Option<&Document>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Map<String, Json> {
+    let value = match schemas.map(|d| d.parse("schemas")) {
+        None => None,
+        Some(Ok(v)) => v,
+        Some(Err(d)) => {
+            diagnostics.push(*d);
+            return Map::new();
+        }
+    };
+    match value {
+        None | Some(Json::Null) => Map::new(),
+        Some(Json::Object(m)) => m,
+        Some(_) => {
+            diagnostics.push(
+                Diagnostic::error(
+                    "input-schemas-invalid",
+                    "schemas: expected an object mapping \"<apiVersion>/<Kind>\" to an OpenAPI v3 schema",
+                )
+                .with_field("schemas"),
+            );
+            Map::new()
+        }
+    }
 }
 
 /// The request part of an input (`PolicySet.evaluate`); unknown fields are an error.
@@ -540,12 +587,52 @@ pub struct TypecheckResult {
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Diagnostic[]"))]
     pub diagnostics: Vec<Diagnostic>,
     pub kubernetes_version: String,
+    /// Per ValidatingAdmissionPolicy in the manifests, in order: its type-checking status.
+    pub policies: Vec<PolicyTypeChecking>,
 }
 
-/// Parse and check every expression of the supplied policies; no evaluation.
+/// A policy's type checking as the apiserver's status controller reports it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
+pub struct PolicyTypeChecking {
+    pub name: String,
+    /// `status.typeChecking`.
+    pub type_checking: TypeChecking,
+    /// The kinds checked against, as `<group>/<version>, Kind=<Kind>`, in order (empty when no
+    /// kind resolved to a schema: nothing is checked then).
+    pub checked_kinds: Vec<String>,
+}
+
+/// `status.typeChecking`.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
+pub struct TypeChecking {
+    /// Byte for byte what the apiserver writes to `expressionWarnings` (empty when none).
+    pub expression_warnings: Vec<crate::admission::typechecking::ExpressionWarning>,
+}
+
+/// Parse and check every expression of the supplied policies, and type check them against the
+/// schemas of the kinds they match (`status.typeChecking`); no evaluation.
 pub fn typecheck(input: &EvaluateInput) -> TypecheckResult {
     let set = compile(&input.manifests, &input.set_options());
-    TypecheckResult { diagnostics: set.diagnostics, kubernetes_version: set.version.to_string() }
+    let policies = set
+        .manifests
+        .policies
+        .iter()
+        .zip(&set.type_checks)
+        .map(|(p, t)| PolicyTypeChecking {
+            name: p.object.metadata.name.clone(),
+            type_checking: TypeChecking { expression_warnings: t.expression_warnings.clone() },
+            checked_kinds: t.kinds.iter().map(ToString::to_string).collect(),
+        })
+        .collect();
+    TypecheckResult {
+        diagnostics: set.diagnostics,
+        kubernetes_version: set.version.to_string(),
+        policies,
+    }
 }
 
 /// Options of `evaluateExpression`; unknown fields are an error.
@@ -564,6 +651,44 @@ pub struct ExpressionOptions {
         )
     )]
     pub kind: Option<String>,
+    /// Type `object` and `oldObject` with the schema of this kind, `"<apiVersion>/<Kind>"`
+    /// (`"apps/v1/Deployment"`, `"v1/Pod"`; from `schemas` or the built-in schemas of the
+    /// version) for type checking; evaluation is unaffected (`dyn` as at admission), findings are
+    /// `cel-typecheck` warnings.
+    pub object_kind: Option<String>,
+    /// Type `object`/`oldObject` with this OpenAPI v3 schema instead (refs resolve against the
+    /// built-in definitions).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string | Record<string, unknown> | null"))]
+    pub object_schema: Option<Document>,
+    /// Schemas by `"<apiVersion>/<Kind>"`, used before the built-in ones.
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(type = "Record<string, Record<string, unknown>> | null")
+    )]
+    pub schemas: Option<Document>,
+}
+
+/// The kind named by `"<apiVersion>/<Kind>"` (`"apps/v1/Deployment"`, `"v1/Pod"`).
+pub fn parse_kind(s: &str) -> Option<crate::admission::resources::GroupVersionKind> {
+    let (api_version, kind) = s.rsplit_once('/')?;
+    crate::admission::resources::GroupVersionKind::from_api_version(api_version, kind)
+}
+
+/// The typed object of a standalone expression's options, if any resolves.
+pub fn standalone_object_types(
+    version: KubeVersion,
+    object_kind: Option<&str>,
+    object_schema: Option<&Document>,
+    schemas: Option<&Document>,
+) -> Option<crate::schema::DeclTypes> {
+    use crate::admission::typechecking::{object_types, SchemaSources};
+    let user = schemas_map(schemas, &mut Vec::new());
+    let object_schema = object_schema.and_then(|d| d.parse("objectSchema").ok().flatten());
+    let object_schema = object_schema.as_ref();
+    let sources =
+        SchemaSources { user: &user, crds: &[], builtin: SchemaSources::builtin_for(version) };
+    let gvk = object_kind.and_then(parse_kind);
+    object_types(&sources, gvk.as_ref(), object_schema)
 }
 
 /// Output of `evaluateExpression`.
@@ -649,6 +774,31 @@ pub fn evaluate_expression(
     }
     let compiled = compiler.compile_in(expression, kind, &decls, expected);
     let source = SourceRef::Expression { expression: expression.to_string() };
+    // Typed check (warnings only; evaluation below uses the untyped compilation).
+    let typed = standalone_object_types(
+        version,
+        options.object_kind.as_deref(),
+        options.object_schema.as_ref(),
+        options.schemas.as_ref(),
+    );
+    if let (Some(types), None) = (&typed, &compiled.error) {
+        let base = crate::environment::base_declarations(compiler.features());
+        let layer = crate::admission::typechecking::with_types(base, &[types]);
+        let mut d = crate::cel::decls::Declarations::extending(layer);
+        let scope = VariableScope { object_type: types.root.clone(), ..scope.clone() };
+        crate::environment::declare_admission_variables(&mut d, kind, &scope);
+        for name in variables.keys().filter(|k| !standard.contains(&k.as_str())) {
+            d.add_variable(name, crate::cel::types::Type::Dyn);
+        }
+        let c = compiler.compile_in(expression, kind, &d, expected);
+        for issue in &c.issues {
+            let mut w = Diagnostic::warning("cel-typecheck", issue.message.clone());
+            if let Some(span) = issue.span {
+                w = w.with_span(span, source.clone());
+            }
+            out.diagnostics.push(w);
+        }
+    }
     for issue in &compiled.issues {
         let mut d = Diagnostic::error("cel-compile", issue.message.clone());
         if let Some(span) = issue.span {
@@ -675,7 +825,9 @@ pub fn evaluate_expression(
         values.push((name, v));
     }
     let Some(program) = &compiled.program else { return out };
-    out.type_name = Some(compiled.output_type.to_string());
+    // The result's type stays the untyped compilation's (typing never changes a result).
+    let static_type = compiled.output_type.clone();
+    out.type_name = Some(static_type.to_string());
     if bad_input {
         return out;
     }
@@ -687,7 +839,7 @@ pub fn evaluate_expression(
         Ok(v) => {
             out.value = Some(v.to_json());
             // The static type says more (`list(string)`) unless it is `dyn`.
-            if compiled.output_type.is_dyn_or_error() {
+            if static_type.is_dyn_or_error() {
                 out.type_name = Some(v.type_name().to_string());
             }
         }
@@ -900,7 +1052,7 @@ mod tests {
         let err = |v| from_json::<EvaluateInput>("input", v).unwrap_err();
         assert_eq!(
             err(json!({"manifest": ""})),
-            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`, `objectsAsGiven`"
+            "input.manifest: unknown field `manifest`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`, `objectsAsGiven`, `schemas`"
         );
         assert_eq!(
             err(json!({"manifests": 5})),

@@ -2,12 +2,15 @@
 
 pub mod admission;
 pub mod api;
+/// `complete` and `hover` (cargo feature `editor`, on by default).
+#[cfg(feature = "editor")]
+pub mod editor;
 pub mod objects;
 pub mod webhook;
 // The CEL engine lives in its own crate (crates/vap-eval-cel) so the release profile can build
 // it for speed and the rest for size; its modules keep their paths here.
 pub use vap_eval_cel::diagnostic;
-pub use vap_eval_k8s::{cel, environment, library};
+pub use vap_eval_k8s::{cel, environment, library, schema};
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -17,6 +17,8 @@ use crate::admission::policy_set;
 use crate::api::{self, Document, EvaluateInput, ExpressionOptions, Manifests, PolicySetOptions};
 use crate::api::{JsDiagnostic, RequestDocuments};
 use crate::diagnostic::{Diagnostic, SourceRef};
+#[cfg(feature = "editor")]
+use crate::editor;
 use crate::environment::KubeVersion;
 
 #[wasm_bindgen]
@@ -72,6 +74,87 @@ pub fn version() -> String {
 pub fn supported_versions() -> Vec<String> {
     panic_hook();
     KubeVersion::supported().map(|v| v.to_string()).collect()
+}
+
+/// Register the built-in schemas of Kubernetes `version` (`"1.35"`): the text of the package's
+/// `schemas/<version>.json`. Type checking uses them for that version (and, for a newer version
+/// without its own file, the newest older one registered). Throws on text that is not a bundle.
+#[wasm_bindgen(js_name = loadSchemas)]
+pub fn load_schemas(version: &str, text: &str) -> Result<(), JsError> {
+    panic_hook();
+    crate::schema::register_builtin(version, text).map_err(|e| JsError::new(&e))
+}
+
+/// Register the hover descriptions of Kubernetes `version`: the text of the package's
+/// `schemas/<version>.descriptions.json` (optional; without it hover and completion carry no
+/// descriptions of built-in fields).
+#[wasm_bindgen(js_name = loadSchemaDescriptions)]
+pub fn load_schema_descriptions(version: &str, text: &str) -> Result<(), JsError> {
+    panic_hook();
+    crate::schema::register_descriptions(version, text).map_err(|e| JsError::new(&e))
+}
+
+#[cfg(feature = "editor")]
+/// Completions at UTF-16 offset `position` of `input.manifests` (inside a policy's expression).
+#[wasm_bindgen(unchecked_return_type = "CompletionResult")]
+pub fn complete(
+    #[wasm_bindgen(unchecked_param_type = "EvaluateInput | string")] input: JsValue,
+    position: u32,
+) -> Result<JsValue, JsError> {
+    panic_hook();
+    let input: EvaluateInput = input_arg("complete(input)", &input)?;
+    to_js_value(&editor::complete(&editor::Source::Manifests(&input), position))
+}
+
+#[cfg(feature = "editor")]
+/// The checked type (and description) of the sub-expression at UTF-16 offset `position` of
+/// `input.manifests`.
+#[wasm_bindgen(unchecked_return_type = "HoverResult")]
+pub fn hover(
+    #[wasm_bindgen(unchecked_param_type = "EvaluateInput | string")] input: JsValue,
+    position: u32,
+) -> Result<JsValue, JsError> {
+    panic_hook();
+    let input: EvaluateInput = input_arg("hover(input)", &input)?;
+    to_js_value(&editor::hover(&editor::Source::Manifests(&input), position))
+}
+
+#[cfg(feature = "editor")]
+/// Completions at UTF-16 offset `position` of a standalone expression; `variables` and
+/// `options` as in `evaluateExpression` (`variables.object` gives map keys, `options.objectKind`
+/// or `options.objectSchema` types `object`).
+#[wasm_bindgen(js_name = completeExpression, unchecked_return_type = "CompletionResult")]
+pub fn complete_expression(
+    expression: &str,
+    position: u32,
+    #[wasm_bindgen(unchecked_optional_param_type = "Record<string, unknown> | null")]
+    variables: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ExpressionOptions | null")] options: JsValue,
+) -> Result<JsValue, JsError> {
+    panic_hook();
+    let variables: Map<String, Json> = optional_arg("completeExpression(variables)", &variables)?;
+    let options: ExpressionOptions = optional_arg("completeExpression(options)", &options)?;
+    let source =
+        editor::Source::Expression { expression, variables: &variables, options: &options };
+    to_js_value(&editor::complete(&source, position))
+}
+
+#[cfg(feature = "editor")]
+/// The checked type (and description) at UTF-16 offset `position` of a standalone expression.
+#[wasm_bindgen(js_name = hoverExpression, unchecked_return_type = "HoverResult")]
+pub fn hover_expression(
+    expression: &str,
+    position: u32,
+    #[wasm_bindgen(unchecked_optional_param_type = "Record<string, unknown> | null")]
+    variables: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ExpressionOptions | null")] options: JsValue,
+) -> Result<JsValue, JsError> {
+    panic_hook();
+    let variables: Map<String, Json> = optional_arg("hoverExpression(variables)", &variables)?;
+    let options: ExpressionOptions = optional_arg("hoverExpression(options)", &options)?;
+    let source =
+        editor::Source::Expression { expression, variables: &variables, options: &options };
+    to_js_value(&editor::hover(&source, position))
 }
 
 /// Evaluate an admission request against policies and bindings (the whole pipeline).

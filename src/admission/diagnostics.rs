@@ -127,3 +127,31 @@ pub fn namespace_assumed(namespace: &str) -> Diagnostic {
     .with_field("namespace")
     .with_help("supply the Namespace object with the manifests to use its labels; missingNamespaces: strict answers as the apiserver would without it (404 NotFound)")
 }
+
+/// A type-checking issue the apiserver would put in the policy's
+/// `status.typeChecking.expressionWarnings` (a validation or messageExpression checked against
+/// the schema of a matched kind).
+pub fn typecheck_warning(
+    policy: &str,
+    path: &str,
+    gvk: &super::resources::GroupVersionKind,
+    message: &str,
+) -> Diagnostic {
+    Diagnostic::warning("cel-typecheck", format!("{message} (type checking against {gvk})"))
+        .with_field(format!("ValidatingAdmissionPolicy/{policy}: {path}"))
+}
+
+/// vap-eval's own type check of an expression the apiserver does not type check (variables,
+/// matchConditions, auditAnnotations): never part of the policy's status.
+pub fn typecheck_own(
+    policy: &str,
+    path: &str,
+    gvk: &super::resources::GroupVersionKind,
+    message: &str,
+) -> Diagnostic {
+    Diagnostic::warning(
+        "cel-typecheck-vap-eval",
+        format!("{message} (type checking against {gvk}; vap-eval's own check, not in the apiserver's status)"),
+    )
+    .with_field(format!("ValidatingAdmissionPolicy/{policy}: {path}"))
+}

@@ -490,34 +490,10 @@ pub(super) fn compile_diagnostics(
             return;
         }
         let field = format!("ValidatingAdmissionPolicy/{name}: {path}");
-        let whole = manifests.locate(&policy.source, &path);
         for issue in &c.issues {
-            let mut d =
+            let d =
                 Diagnostic::error("cel-compile", issue.message.clone()).with_field(field.clone());
-            let located = issue.span.and_then(|span| {
-                let at = |offset: u32| {
-                    manifests.locate_in_string(
-                        text,
-                        &policy.source,
-                        &path,
-                        &c.source,
-                        offset as usize,
-                    )
-                };
-                let start = at(span.start)?.start;
-                let end = at(span.end).map(|s| s.start).unwrap_or(start);
-                Some(Span { start, end: end.max(start) })
-            });
-            match (located, whole) {
-                (Some(span), Some((document, _))) => {
-                    d = d.with_span(span, SourceRef::Manifest { document })
-                }
-                (None, Some((document, pos))) => {
-                    d = d.with_span(pos.span, SourceRef::Manifest { document })
-                }
-                _ => {}
-            }
-            out.push(d);
+            out.push(position_issue(text, manifests, policy, &path, c, issue, d));
         }
     };
     for (i, v) in compiled.variables.iter().enumerate() {
@@ -536,4 +512,36 @@ pub(super) fn compile_diagnostics(
         push(format!("spec.auditAnnotations[{i}].valueExpression"), c);
     }
     out
+}
+
+/// Give `d` the manifest position of `issue` inside the expression at `path` of `policy` (the
+/// whole expression's position when the issue has none).
+pub(super) fn position_issue(
+    text: &str,
+    manifests: &Manifests,
+    policy: &Loaded<ValidatingAdmissionPolicy>,
+    path: &str,
+    c: &crate::cel::compile::Compiled,
+    issue: &crate::cel::compile::Issue,
+    mut d: Diagnostic,
+) -> Diagnostic {
+    let whole = manifests.locate(&policy.source, path);
+    let located = issue.span.and_then(|span| {
+        let at = |offset: u32| {
+            manifests.locate_in_string(text, &policy.source, path, &c.source, offset as usize)
+        };
+        let start = at(span.start)?.start;
+        let end = at(span.end).map(|s| s.start).unwrap_or(start);
+        Some(Span { start, end: end.max(start) })
+    });
+    match (located, whole) {
+        (Some(span), Some((document, _))) => {
+            d = d.with_span(span, SourceRef::Manifest { document })
+        }
+        (None, Some((document, pos))) => {
+            d = d.with_span(pos.span, SourceRef::Manifest { document })
+        }
+        _ => {}
+    }
+    d
 }

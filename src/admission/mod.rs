@@ -31,6 +31,7 @@ pub mod policy_set;
 pub mod request;
 pub mod resources;
 pub mod trace;
+pub mod typechecking;
 pub mod types;
 pub mod validation;
 pub mod validator;

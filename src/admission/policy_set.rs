@@ -5,6 +5,7 @@ use super::compile::{CelCompiler, CompiledPolicy};
 use super::manifests::{load_manifests, Manifests};
 use super::request::AdmissionRequest;
 use super::resources::ResourceCatalog;
+use super::typechecking::{check_policy, PolicyTypeCheck, SchemaSources};
 use crate::cel::value::Value;
 use crate::diagnostic::Diagnostic;
 use crate::environment::{EnvironmentMode, KubeVersion};
@@ -108,15 +109,25 @@ pub struct PolicySet {
     pub normalize_objects: bool,
     /// What that changed in the param and namespace objects of the manifests.
     pub object_changes: Vec<crate::objects::ObjectChange>,
+    /// `type_checks[i]` is the type checking of `manifests.policies[i]` (its status warnings).
+    pub type_checks: Vec<PolicyTypeCheck>,
 }
 
 impl PolicySet {
     pub fn new(text: &str, version: KubeVersion) -> PolicySet {
-        Self::with_objects(text, version, true)
+        Self::build(text, version, Some(&serde_json::Map::new()), true)
     }
 
-    /// [`PolicySet::new`]; `normalize_objects` false evaluates every object exactly as given.
-    pub fn with_objects(text: &str, version: KubeVersion, normalize_objects: bool) -> PolicySet {
+    /// Load, validate and compile `text`. `schemas` (`"<apiVersion>/<Kind>"` → OpenAPI v3
+    /// schema) are used for type checking before the CRDs and built-in schemas; `None` skips
+    /// type checking altogether (tests use it to show that type checking never changes a
+    /// decision). `normalize_objects` false evaluates every object exactly as given.
+    pub fn build(
+        text: &str,
+        version: KubeVersion,
+        schemas: Option<&serde_json::Map<String, serde_json::Value>>,
+        normalize_objects: bool,
+    ) -> PolicySet {
         let mut manifests = load_manifests(text);
         let mut object_changes = Vec::new();
         let mut object_diagnostics = Vec::new();
@@ -177,9 +188,31 @@ impl PolicySet {
                 diagnostics.push(d);
             }
         }
+        // Type checking against the matched kinds' schemas (warnings; evaluation unaffected).
+        let no_schemas = serde_json::Map::new();
+        let sources = SchemaSources {
+            user: schemas.unwrap_or(&no_schemas),
+            crds: &manifests.crds,
+            builtin: schemas.and_then(|_| SchemaSources::builtin_for(version)),
+        };
+        let type_checks: Vec<PolicyTypeCheck> = manifests
+            .policies
+            .iter()
+            .filter(|_| schemas.is_some())
+            .map(|p| {
+                let prefix = format!("ValidatingAdmissionPolicy/{}: ", p.object.metadata.name);
+                let failed = |path: &str| {
+                    cel.iter().any(|d| d.field.strip_prefix(prefix.as_str()) == Some(path))
+                };
+                check_policy(text, &manifests, p, &sources, version, &failed)
+            })
+            .collect();
         diagnostics.extend(cel);
         let webhooks = crate::webhook::WebhookSet::new(text, &manifests, &compiler, &validation);
         diagnostics.extend(webhooks.diagnostics.iter().cloned());
+        for t in &type_checks {
+            diagnostics.extend(t.diagnostics.iter().cloned());
+        }
         let rbac = if manifests.rbac.is_empty() {
             None
         } else {
@@ -204,6 +237,7 @@ impl PolicySet {
             setup: SetupOptions::default(),
             normalize_objects,
             object_changes,
+            type_checks,
         }
     }
 

@@ -374,6 +374,24 @@ impl ResourceCatalog {
             .find(|e| e.group == gvk.group && e.version == gvk.version && e.kind == gvk.kind)
     }
 
+    /// REST mapper `KindsFor(group, version, resource)` as the VAP type checker calls it
+    /// (`DefaultRESTMapper.ResourcesFor`): the resource matches a plural or the singular (the
+    /// lower-cased kind), case-insensitively; an empty group matches every group.
+    pub fn kinds_for(&self, group: &str, version: &str, resource: &str) -> Vec<GroupVersionKind> {
+        // Resource names are ASCII (DNS labels); Go lower-cases with strings.ToLower.
+        let resource = resource.to_ascii_lowercase();
+        let mut out: Vec<GroupVersionKind> = Vec::new();
+        for e in &self.entries {
+            let matches = (group.is_empty() || e.group == group)
+                && e.version == version
+                && (e.resource == resource || e.kind.to_ascii_lowercase() == resource);
+            if matches && !out.contains(&e.gvk()) {
+                out.push(e.gvk());
+            }
+        }
+        out
+    }
+
     /// The entry for `gvr`.
     pub fn by_resource(&self, gvr: &GroupVersionResource) -> Option<&ResourceInfo> {
         self.entries.iter().find(|e| {

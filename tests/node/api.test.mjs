@@ -362,7 +362,7 @@ test("typecheck: compile errors of every expression, with manifest positions", (
   assert.equal(manifests.slice(cel[0].start, cel[0].end), "size(object.metadata.name) <= '30'");
   assert.equal(manifests.split("\n")[cel[0].line - 1].slice(cel[0].column - 1).startsWith("size(object"), true);
   assert.deepEqual(typecheck({ manifests: replicas }).diagnostics, []);
-  assert.deepEqual(typecheck(`manifests: ""`), { diagnostics: [], kubernetesVersion: "1.37" });
+  assert.deepEqual(typecheck(`manifests: ""`), { diagnostics: [], kubernetesVersion: "1.37", policies: [] });
 });
 
 test("evaluateExpression: value, type, cost; variables as objects or YAML/JSON text", () => {
@@ -479,7 +479,7 @@ test("malformed input throws an Error with a clear message; the instance keeps w
     [() => evaluate("just a string"), /^evaluate\(input\): expected an object or its YAML\/JSON text, got text holding a string$/],
     [() => evaluate("manifests: [\n"), /^evaluate\(input\): line \d+, column \d+: yaml: /],
     [() => evaluate("a: 1\n---\nb: 2\n"), /^evaluate\(input\): expected one YAML\/JSON document, found 2$/],
-    [() => evaluate({ manifests: replicas, objects: {} }), /^evaluate\(input\)\.objects: unknown field `objects`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`, `objectsAsGiven`$/],
+    [() => evaluate({ manifests: replicas, objects: {} }), /^evaluate\(input\)\.objects: unknown field `objects`, expected one of `manifests`, `object`, `oldObject`, `request`, `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`, `objectsAsGiven`, `schemas`$/],
     [() => evaluate({ manifests: 7 }), /^evaluate\(input\)\.manifests: invalid type: integer `7`, expected YAML\/JSON text or a list of texts and objects$/],
     [() => evaluate({ manifests: [replicas, 3] }), /^evaluate\(input\)\.manifests\[1\]: invalid type: integer `3`, expected YAML\/JSON text or an object$/],
     [() => evaluate({ manifests: "", object: true }), /^evaluate\(input\)\.object: invalid type: boolean `true`, expected YAML\/JSON text or an object$/],
@@ -490,11 +490,11 @@ test("malformed input throws an Error with a clear message; the instance keeps w
     [() => typecheck({ manifest: "" }), /^typecheck\(input\)\.manifest: unknown field `manifest`/],
     [() => evaluateExpression(5), /^evaluateExpression\(expression\): expected a string, got number$/],
     [() => evaluateExpression("true", "object: {}"), /^evaluateExpression\(variables\): expected an object, got string$/],
-    [() => evaluateExpression("true", {}, { kind: "variable", version: "1.30" }), /^evaluateExpression\(options\)\.version: unknown field `version`, expected `kubernetesVersion` or `kind`$/],
+    [() => evaluateExpression("true", {}, { kind: "variable", version: "1.30" }), /^evaluateExpression\(options\)\.version: unknown field `version`, expected one of `kubernetesVersion`, `kind`, `objectKind`, `objectSchema`, `schemas`$/],
     [() => evaluateExpression("true", {}, { kind: ["variable"] }), /^evaluateExpression\(options\)\.kind: invalid type: sequence, expected a string$/],
     [() => new PolicySet(), /^new PolicySet\(manifests\): expected YAML\/JSON text or a list of texts and objects, got undefined$/],
     [() => new PolicySet({ kind: "ValidatingAdmissionPolicy" }), /^new PolicySet\(manifests\): invalid type: map, expected YAML\/JSON text or a list of texts and objects$/],
-    [() => new PolicySet(replicas, { kubernetesversion: "1.30" }), /^new PolicySet\(options\)\.kubernetesversion: unknown field `kubernetesversion`, expected one of `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`, `objectsAsGiven`$/],
+    [() => new PolicySet(replicas, { kubernetesversion: "1.30" }), /^new PolicySet\(options\)\.kubernetesversion: unknown field `kubernetesversion`, expected one of `kubernetesVersion`, `unboundPolicies`, `missingNamespaces`, `objectsAsGiven`, `schemas`$/],
     [() => new PolicySet(replicas).evaluate("object: [\n"), /^PolicySet\.evaluate\(request\): line \d+, column \d+: yaml: /],
   ];
   assert.ok(garbage.length >= 20);

@@ -8,7 +8,8 @@
 // Corpus: the CEL conformance expressions (tests/conformance/.cache/suites.json, written by
 // scripts/test.sh before this runs; without it, the rest), the benchmark's 14 expressions, and
 // the manifests, objects and requests of every playground example and pipeline case
-// (tests/cases). Mutations: characters, CEL tokens, splices, deep nesting, and for YAML also
+// (tests/cases), plus type-checking inputs (supplied `schemas`, a CRD, objectKind/objectSchema)
+// and complete/hover positions. Mutations: characters, CEL tokens, splices, deep nesting, and for YAML also
 // whole lines and values (so that most documents still parse and reach the pipeline).
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -19,6 +20,42 @@ import { findBenchDir } from "../../bench/bench-dir.mjs";
 const pkgDir = new URL("../../pkg/", import.meta.url);
 const wasm = await import(new URL("vap_eval.js", pkgDir));
 wasm.initSync({ module: fs.readFileSync(new URL("vap_eval_bg.wasm", pkgDir)) });
+// The built-in schemas shipped beside the module, so type checking and completion run too.
+const schemaText = fs.readFileSync(new URL("schemas/1.35.json", pkgDir), "utf8");
+wasm.loadSchemas("1.35", schemaText);
+wasm.loadSchemaDescriptions("1.35", fs.readFileSync(new URL("schemas/1.35.descriptions.json", pkgDir), "utf8"));
+// Schemas input corpus: supplied OpenAPI schemas (valid, odd and hostile) and a CRD.
+const SCHEMAS = [
+  { "apps/v1/Deployment": { type: "object", properties: { foo: { type: "string" }, spec: { $ref: "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec" } } } },
+  { "v1/ConfigMap": { type: "object", additionalProperties: { type: "array", items: { "x-kubernetes-int-or-string": true } } } },
+  { "apps/v1/Deployment": { $ref: "#/components/schemas/io.k8s.api.apps.v1.Deployment" } },
+  { "apps/v1/Deployment": { $ref: "Loop" } },
+  { "apps/v1/Deployment": { type: ["object", "null"], properties: { "": { type: "string" }, "1a": {}, "a-b": { type: "integer" }, namespace: { type: "string", format: "date-time" } } } },
+  { "apps/v1/Deployment": { type: 7, properties: [] } },
+  { "apps/v1/Deployment": "not a schema" },
+];
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+            properties:
+              size: {type: integer}
+              items: {type: array, items: {type: object, x-kubernetes-embedded-resource: true}}
+`;
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
 const CALLS = Number(process.env.FUZZ_CALLS ?? 20000);
@@ -167,7 +204,16 @@ test(`${CALLS} random and mutated calls (seed ${SEED}): no trap, nothing slower 
       const vars = {};
       for (const k of ["object", "oldObject", "params", "request", "namespaceObject", "x"]) if (rnd() < 0.4) vars[k] = rnd() < 0.2 ? JSON.stringify(randomJson()) : randomJson();
       const opts = { kind: pick(kinds), kubernetesVersion: rnd() < 0.8 ? pick(versions) : pick(["1.29", "2.0", "", "x"]) };
+      if (rnd() < 0.2) opts.objectKind = pick(["apps/v1/Deployment", "v1/Pod", "a/b/c/", "", "Deployment", "example.com/v1/Widget"]);
+      if (rnd() < 0.1) opts.objectSchema = pick(Object.values(pick(SCHEMAS)));
       call("evaluateExpression", { expr, vars, opts }, () => wasm.evaluateExpression(expr, vars, opts));
+      if (rnd() < 0.15) {
+        const o = { ...opts, objectKind: opts.objectKind ?? "apps/v1/Deployment" };
+        const v = { ...vars, object: vars.object ?? deployment };
+        const p = int(expr.length + 2);
+        call("completeExpression", { expr, p, o }, () => wasm.completeExpression(expr, p, v, o));
+        call("hoverExpression", { expr, p, o }, () => wasm.hoverExpression(expr, p, v, o));
+      }
     } else if (r < 0.9) {
       const input = { ...pick(examples) };
       const field = pick(["manifests", "manifests", "manifests", "object", "request", "oldObject"]);
@@ -176,7 +222,14 @@ test(`${CALLS} random and mutated calls (seed ${SEED}): no trap, nothing slower 
       if (rnd() < 0.1) input.kubernetesVersion = pick(versions);
       if (rnd() < 0.3) input.unboundPolicies = pick(["skip", "preview", "bind"]);
       if (rnd() < 0.2) input.missingNamespaces = pick(["assume", "strict"]);
+      if (rnd() < 0.1) input.schemas = pick(SCHEMAS);
+      if (rnd() < 0.05) input.manifests = (rnd() < 0.5 ? CRD : mutateYaml(CRD)) + "\n---\n" + input.manifests.replace(/apiGroups: \[.*\]/, "apiGroups: [example.com]").replace(/resources: \[.*\]/, "resources: [widgets]");
       call("evaluate", input, () => wasm.evaluate(input));
+      if (rnd() < 0.05) {
+        const p = int(input.manifests.length + 2);
+        call("complete", { input, p }, () => wasm.complete(input, p));
+        call("hover", { input, p }, () => wasm.hover(input, p));
+      }
       if (rnd() < 0.2) call("typecheck", input, () => wasm.typecheck(input));
       if (rnd() < 0.1)
         call("PolicySet", input, () => {

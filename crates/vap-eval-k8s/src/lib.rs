@@ -11,3 +11,4 @@ pub use vap_eval_cel::{diagnostic, sort};
 pub mod cel;
 pub mod environment;
 pub mod library;
+pub mod schema;

@@ -1,9 +1,15 @@
 // Type-checked only (tsc --strict, never run): the package's types as a user writes against them.
 // `@ts-expect-error` lines must stay errors: they pin that the declarations are not `any`.
 import init, {
+  complete,
+  completeExpression,
   evaluate,
   evaluateExpression,
+  hover,
+  hoverExpression,
   initSync,
+  loadSchemaDescriptions,
+  loadSchemas,
   PolicySet,
   supportedVersions,
   typecheck,
@@ -11,6 +17,10 @@ import init, {
 } from "../../../pkg/vap_eval.js";
 import type {
   AdmissionResponse,
+  CompletionItem,
+  CompletionResult,
+  ExpressionWarning,
+  HoverResult,
   Diagnostic,
   Document,
   EvaluateInput,
@@ -148,4 +158,25 @@ export function useTypecheck(): string {
   const r: TypecheckResult = typecheck({ manifests });
   const versions: string[] = supportedVersions();
   return `${version()} ${r.kubernetesVersion} ${r.diagnostics.length} ${versions.join()}`;
+}
+
+export function useTypeChecking(schemaText: string): string {
+  loadSchemas("1.35", schemaText);
+  loadSchemaDescriptions("1.35", "{}");
+  const r: TypecheckResult = typecheck({ manifests, schemas: { "example.com/v1/Widget": { type: "object" } } });
+  const warnings: ExpressionWarning[] = r.policies[0]?.typeChecking.expressionWarnings ?? [];
+  const kinds: string[] = r.policies[0]?.checkedKinds ?? [];
+  const options: ExpressionOptions = { objectKind: "apps/v1/Deployment" };
+  const c: CompletionResult = completeExpression("object.spec.", 12, { object }, options);
+  const inManifests: CompletionResult = complete({ manifests }, 3);
+  const item: CompletionItem | undefined = c.items[0] ?? inManifests.items[0];
+  const h: HoverResult = hover({ manifests }, 3);
+  const he: HoverResult = hoverExpression("object.spec", 2, null, options);
+  const t: string | undefined = h.type ?? he.type;
+  const e: ExpressionResult = evaluateExpression("object", {}, { objectSchema: { type: "object" } });
+  // @ts-expect-error the position is a number
+  completeExpression("object.", "7");
+  // @ts-expect-error objectKind is "<apiVersion>/<Kind>"
+  evaluateExpression("object", {}, { objectKind: { kind: "Pod" } });
+  return [warnings.map((w) => w.fieldRef + w.warning).join(), kinds.join(), item?.label, item?.kind, c.from, c.to, t, h.documentation, e.type].join(" ");
 }

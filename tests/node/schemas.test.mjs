@@ -1,0 +1,92 @@
+// node --test tests/node/schemas.test.mjs — the built-in schemas (data/schemas/) and the package's
+// type checking and editor APIs over them (docs/typechecking-semantics.md).
+//
+// The generated files must be what scripts/gen-schemas.mjs writes: always checked against the
+// hashes the generator recorded in sources.json; and, when the upstream spec files are on the
+// machine (K8S_OPENAPI_SPEC_DIR = a directory of <minor>/api/v1.json, apis/<group>/<version>.json,
+// e.g. kubectl-validate's pkg/openapiclient/builtins), regenerated in --check mode.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { createHash } from "node:crypto";
+import { execFileSync } from "node:child_process";
+
+const root = new URL("../../", import.meta.url);
+const dataDir = new URL("data/schemas/", root);
+const sources = JSON.parse(fs.readFileSync(new URL("sources.json", dataDir), "utf8"));
+
+test("committed schema files match the hashes the generator recorded", () => {
+  const versions = Object.keys(sources.versions);
+  assert.deepEqual(versions, ["1.30", "1.31", "1.32", "1.33", "1.34", "1.35"]);
+  for (const v of versions) {
+    for (const [file, sha] of Object.entries(sources.versions[v].outputs)) {
+      const text = fs.readFileSync(new URL(file, dataDir));
+      assert.equal(createHash("sha256").update(text).digest("hex"), sha, `${file} was edited by hand or not regenerated`);
+    }
+    assert.ok(sources.versions[v].inputs.length > 30, `${v}: the record lists its input files`);
+  }
+  assert.equal(sources.repo, "kubernetes-sigs/kubectl-validate");
+  assert.match(sources.commit, /^[0-9a-f]{40}$/);
+});
+
+const specDir = process.env.K8S_OPENAPI_SPEC_DIR;
+test("the generator reproduces the committed files from the upstream spec", { skip: !specDir && "K8S_OPENAPI_SPEC_DIR not set" }, () => {
+  execFileSync(process.execPath, [
+    new URL("scripts/gen-schemas.mjs", root).pathname, "--check", "--source", specDir,
+    "--repo", sources.repo, "--commit", sources.commit, "--path", "pkg/openapiclient/builtins",
+  ], { stdio: "pipe" });
+});
+
+const pkgDir = new URL("pkg/", root);
+const havePkg = fs.existsSync(new URL("schemas/1.35.json", pkgDir));
+test("package: typecheck, complete and hover with the shipped schemas", { skip: !havePkg && "pkg/ not built" }, async () => {
+  const wasm = await import(new URL("vap_eval.js", pkgDir));
+  wasm.initSync({ module: fs.readFileSync(new URL("vap_eval_bg.wasm", pkgDir)) });
+  const manifests = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [apps]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [deployments]
+  validations:
+  - expression: "object.spec.replica > 1"
+`;
+  // Before loading: no schema, nothing checked.
+  assert.deepEqual(wasm.typecheck({ manifests, kubernetesVersion: "1.35" }).policies[0].typeChecking.expressionWarnings, []);
+  assert.throws(() => wasm.loadSchemas("1.35", "{"), /schema bundle/);
+  wasm.loadSchemas("1.35", fs.readFileSync(new URL("schemas/1.35.json", pkgDir), "utf8"));
+  const r = wasm.typecheck({ manifests, kubernetesVersion: "1.35" });
+  assert.deepEqual(r.policies[0].typeChecking.expressionWarnings, [{
+    fieldRef: "spec.validations[0].expression",
+    warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'\n | object.spec.replica > 1\n | ...........^\n",
+  }]);
+  const d = r.diagnostics.find((d) => d.code === "cel-typecheck");
+  assert.equal(d.severity, "warning");
+  assert.equal(d.line, 12);
+  // 1.37 falls back to the newest loaded older bundle.
+  assert.equal(wasm.typecheck({ manifests }).policies[0].typeChecking.expressionWarnings.length, 1);
+  // evaluate is unchanged but carries the warning.
+  const e = wasm.evaluate({ manifests, object: { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { replicas: 3 } } });
+  assert.ok(e.diagnostics.some((d) => d.code === "cel-typecheck"));
+
+  wasm.loadSchemaDescriptions("1.35", fs.readFileSync(new URL("schemas/1.35.descriptions.json", pkgDir), "utf8"));
+  const options = { objectKind: "apps/v1/Deployment", kubernetesVersion: "1.35" };
+  const c = wasm.completeExpression("object.spec.rep", 15, {}, options);
+  assert.equal(c.from, 12);
+  assert.equal(c.to, 15);
+  assert.deepEqual(c.items.map((i) => [i.label, i.kind, i.detail]), [["replicas", "field", "int"]]);
+  assert.match(c.items[0].documentation, /desired pods/);
+  assert.equal(wasm.hoverExpression("object.spec.replicas", 14, null, options).type, "int");
+  // Map keys from the supplied object.
+  const keys = wasm.completeExpression("object.metadata.labels.", 23, { object: { metadata: { labels: { app: "a" } } } }, options);
+  assert.deepEqual(keys.items.filter((i) => i.kind === "key").map((i) => i.label), ["app"]);
+  // In the manifests: the policy's kinds type the expression.
+  const at = manifests.indexOf("replica >") + 7;
+  assert.deepEqual(wasm.complete({ manifests, kubernetesVersion: "1.35" }, at).items.map((i) => i.label), ["replicas"]);
+  assert.equal(wasm.hover({ manifests, kubernetesVersion: "1.35" }, manifests.indexOf("spec.replica")).type, "Deployment.spec");
+  assert.throws(() => wasm.completeExpression("x", 0, {}, { objectKind: 3 }), /completeExpression\(options\)\.objectKind/);
+});
