@@ -250,6 +250,11 @@ pub struct EvaluateResult {
     /// `None` when no request could be formed (no object and no oldObject).
     pub request: Option<RequestSummary>,
     pub policies: Vec<PolicyTrace>,
+    /// Kyverno policies (ClusterPolicy, Policy) and Kyverno's webhooks; absent when the
+    /// manifests hold none. `response` above already combines Kyverno's answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub kyverno: Option<crate::kyverno::KyvernoResult>,
     /// Problems found (JavaScript receives them converted by `to_js`: UTF-16 positions).
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Diagnostic[]"))]
     pub diagnostics: Vec<Diagnostic>,
@@ -294,6 +299,8 @@ pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
     let version = version_of(options.kubernetes_version.as_deref(), &mut diagnostics);
     let mut set = PolicySet::new(&manifests.to_text(), version);
     diagnostics.append(&mut set.diagnostics);
+    // Kyverno policies: load and CEL compile problems (docs/kyverno-semantics.md).
+    diagnostics.extend(crate::kyverno::load(&set).diagnostics);
     set.diagnostics = diagnostics;
     set
 }
@@ -358,16 +365,23 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
             response: AdmissionResponse { allowed: true, ..AdmissionResponse::default() },
             request: None,
             policies: Vec::new(),
+            kyverno: None,
             diagnostics,
             kubernetes_version,
         };
     };
-    let out = dispatch(set, &request);
+    let mut out = dispatch(set, &request);
     diagnostics.extend(out.diagnostics);
+    let kyverno = crate::kyverno::evaluate(set, &request).map(|k| {
+        diagnostics.extend(k.diagnostics);
+        crate::kyverno::combine(&mut out.response, &k.result.response);
+        k.result
+    });
     EvaluateResult {
         response: out.response,
         request: Some(RequestSummary::new(&request)),
         policies: out.policies,
+        kyverno,
         diagnostics,
         kubernetes_version,
     }
