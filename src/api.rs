@@ -370,7 +370,12 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
             kubernetes_version,
         };
     };
-    let mut out = dispatch(set, &request);
+    // ValidatingAdmissionPolicies Kyverno generates from ClusterPolicies are evaluated with the
+    // others (docs/kyverno-semantics.md §7).
+    let generated = crate::kyverno::load(set).generated_documents();
+    let extended = (!generated.is_empty())
+        .then(|| PolicySet::new(&format!("{}{generated}", set.text), set.version));
+    let mut out = dispatch(extended.as_ref().unwrap_or(set), &request);
     diagnostics.extend(out.diagnostics);
     let kyverno = crate::kyverno::evaluate(set, &request).map(|k| {
         diagnostics.extend(k.diagnostics);

@@ -712,3 +712,74 @@ fn compile_errors_are_located_in_the_policy() {
     assert_eq!(result, "fail");
     assert!(message.starts_with("compilation error: "), "{message}");
 }
+
+// §7 (pkg/admissionpolicy/builder.go, kyvernopolicy_checker.go; builder_test.go's shapes):
+// a ClusterPolicy with one CEL rule and `generate: true` becomes cpol-<name> and its binding;
+// the apiserver evaluates them and Kyverno's engine skips the rule.
+#[test]
+fn generated_validating_admission_policy_replaces_the_rule() {
+    let policy = r#"
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: check-replicas}
+spec:
+  validationFailureAction: Enforce
+  rules:
+  - name: max
+    match:
+      any:
+      - resources:
+          kinds: [Deployment, Pod]
+          namespaces: [prod]
+          operations: [CREATE]
+    validate:
+      cel:
+        generate: GENERATE
+        expressions:
+        - expression: "!has(object.spec.replicas) || object.spec.replicas <= 3"
+          message: "at most 3 replicas"
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: prod, labels: {kubernetes.io/metadata.name: prod}}
+"#;
+    let r = run(&policy.replace("GENERATE", "true"), &deployment("prod", 5), None);
+    let vap = &r["kyverno"]["policies"][0]["validatingAdmissionPolicy"];
+    assert_eq!(vap["generated"], true);
+    assert_eq!(vap["policy"]["metadata"]["name"], "cpol-check-replicas");
+    assert_eq!(
+        vap["policy"]["spec"]["matchConstraints"]["resourceRules"],
+        json!([
+            {"resourceNames": [], "operations": ["CREATE"], "apiGroups": ["apps"], "apiVersions": ["v1"], "resources": ["deployments"]},
+            {"resourceNames": [], "operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods", "pods/ephemeralcontainers"]}
+        ])
+    );
+    assert_eq!(
+        vap["policy"]["spec"]["matchConstraints"]["namespaceSelector"],
+        json!({"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["prod"]}]})
+    );
+    assert_eq!(vap["binding"]["metadata"]["name"], "cpol-check-replicas-binding");
+    assert_eq!(vap["binding"]["spec"]["validationActions"], json!(["Deny"]));
+    // Kyverno's engine reports nothing for the rule; the generated VAP denies.
+    assert!(rule_names(&r, "check-replicas").is_empty());
+    assert_eq!(r["response"]["allowed"], false);
+    let msg = r["response"]["status"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("ValidatingAdmissionPolicy 'cpol-check-replicas' with binding 'cpol-check-replicas-binding' denied request: at most 3 replicas"), "{msg}");
+    // Without generate: Kyverno's own rule, Kyverno's message.
+    let r = run(&policy.replace("GENERATE", "false"), &deployment("prod", 5), None);
+    assert_eq!(
+        r["kyverno"]["policies"][0]["validatingAdmissionPolicy"]["message"],
+        "skip generating ValidatingAdmissionPolicy: validate.cel.generate is not set to true."
+    );
+    assert_eq!(rule(&r, "check-replicas", "max").0, "fail");
+    let msg = r["response"]["status"]["message"].as_str().unwrap_or_default();
+    assert!(msg.starts_with("admission webhook \"validate.kyverno.svc-fail\""), "{msg}");
+    // Conditions: a wildcard namespace prevents generation.
+    let wild =
+        policy.replace("GENERATE", "true").replace("namespaces: [prod]", "namespaces: [\"prod*\"]");
+    let r = run(&wild, &deployment("prod", 5), None);
+    assert_eq!(
+        r["kyverno"]["policies"][0]["validatingAdmissionPolicy"]["message"],
+        "skip generating ValidatingAdmissionPolicy: wildcards in namespace name is not applicable."
+    );
+}

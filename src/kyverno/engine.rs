@@ -125,6 +125,10 @@ pub fn validate_policy(
             out.not_matched.push((rule.name.clone(), why));
             continue;
         }
+        // The generated ValidatingAdmissionPolicy replaces the CEL rule: no response.
+        if policy.vap_generated && rule.validate.as_ref().is_some_and(|v| v.cel.is_some()) {
+            continue;
+        }
         let response = handle(cx, policy, rule);
         if matches!(response.status, Some(RuleStatus::Pass | RuleStatus::Fail)) {
             applied += 1;

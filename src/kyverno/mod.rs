@@ -17,6 +17,7 @@ pub mod diagnostics;
 pub mod engine;
 pub mod matching;
 pub mod policy;
+pub mod vap;
 pub mod webhook;
 pub mod wildcard;
 pub mod yaml_go;
@@ -75,6 +76,31 @@ pub struct KyvernoPolicyResult {
     pub rules: Vec<KyvernoRuleResult>,
     /// Rules that did not select the request, with Kyverno's reason.
     pub not_matched: Vec<KyvernoNotMatched>,
+    /// ClusterPolicies: the ValidatingAdmissionPolicy Kyverno generates from the CEL rule, or
+    /// why it does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub validating_admission_policy: Option<KyvernoGeneratedVap>,
+}
+
+/// The ValidatingAdmissionPolicy Kyverno generates from a ClusterPolicy (§7).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
+pub struct KyvernoGeneratedVap {
+    pub generated: bool,
+    /// Kyverno's reason when not generated.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub message: String,
+    /// The policy and binding (`cpol-<name>`, `cpol-<name>-binding`); they are evaluated with
+    /// the other ValidatingAdmissionPolicies (top-level `policies`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "Record<string, unknown>"))]
+    pub policy: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "Record<string, unknown>"))]
+    pub binding: Option<Json>,
 }
 
 /// One rule's result in Kyverno's terms.
@@ -133,7 +159,25 @@ pub struct KyvernoWebhookResult {
 /// The Kyverno policies of the manifests, with their load problems.
 pub struct Loaded {
     pub policies: Vec<KyvernoPolicy>,
+    /// `vaps[i]`: what VAP generation gave for `policies[i]`.
+    pub vaps: Vec<Result<vap::Generated, String>>,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    /// The generated policies and bindings as one JSON document each (`---`-separated), to be
+    /// evaluated with the other ValidatingAdmissionPolicies; empty when none is generated.
+    pub fn generated_documents(&self) -> String {
+        let mut out = String::new();
+        for g in self.vaps.iter().flatten() {
+            let docs = [serde_json::to_value(&g.policy), serde_json::to_value(&g.binding)];
+            for v in docs.into_iter().flatten() {
+                out.push_str("\n---\n");
+                out.push_str(&v.to_string());
+            }
+        }
+        out
+    }
 }
 
 fn located(set: &PolicySet, d: Diagnostic, source: &Source, path: &str) -> Diagnostic {
@@ -145,7 +189,8 @@ fn located(set: &PolicySet, d: Diagnostic, source: &Source, path: &str) -> Diagn
 
 /// Read every `ClusterPolicy`/`Policy` (kyverno.io) of the manifests, in input order.
 pub fn load(set: &PolicySet) -> Loaded {
-    let mut out = Loaded { policies: Vec::new(), diagnostics: Vec::new() };
+    let mut out = Loaded { policies: Vec::new(), vaps: Vec::new(), diagnostics: Vec::new() };
+    let catalog = set.manifests.catalog();
     for doc in &set.manifests.documents {
         let kind = doc.value.get("kind").and_then(Json::as_str).unwrap_or_default();
         let objects: Vec<(String, &Json)> = match doc.value.get("items").and_then(Json::as_array) {
@@ -179,6 +224,9 @@ pub fn load(set: &PolicySet) -> Loaded {
                 out.diagnostics.push(located(set, d, &source, &path));
             }
             out.diagnostics.extend(compile_diagnostics(set, &p));
+            let generated = vap::generate(&p, &catalog);
+            p.vap_generated = generated.is_ok();
+            out.vaps.push(generated);
             out.policies.push(p);
         }
     }
@@ -301,13 +349,24 @@ pub fn evaluate(set: &PolicySet, request: &AdmissionRequest) -> Option<Evaluatio
         .unwrap_or_default()
         .to_string();
     let mut result = KyvernoResult::default();
-    for p in &loaded.policies {
+    for (p, generated) in loaded.policies.iter().zip(&loaded.vaps) {
         let mut pr = KyvernoPolicyResult {
             kind: p.kind.clone(),
             name: p.name.clone(),
             namespace: p.namespace.clone(),
             ..Default::default()
         };
+        if p.kind == "ClusterPolicy" {
+            pr.validating_admission_policy = Some(match generated {
+                Ok(g) => KyvernoGeneratedVap {
+                    generated: true,
+                    message: String::new(),
+                    policy: serde_json::to_value(&g.policy).ok(),
+                    binding: serde_json::to_value(&g.binding).ok(),
+                },
+                Err(e) => KyvernoGeneratedVap { message: e.clone(), ..Default::default() },
+            });
+        }
         if !p.spec.admission {
             pr.reason = "spec.admission is false: Kyverno does not evaluate it at admission".into();
             result.policies.push(pr);
@@ -319,7 +378,9 @@ pub fn evaluate(set: &PolicySet, request: &AdmissionRequest) -> Option<Evaluatio
                     format!("a Policy applies only to resources in its namespace {:?}", p.namespace)
             }
             Some(er) => {
-                pr.reason = if er.rules.is_empty() {
+                pr.reason = if p.vap_generated {
+                    "its CEL rule is evaluated by the generated ValidatingAdmissionPolicy (see validatingAdmissionPolicy and the top-level policies)".into()
+                } else if er.rules.is_empty() {
                     "no rule matched the request".into()
                 } else {
                     "evaluated".into()

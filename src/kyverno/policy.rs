@@ -29,6 +29,9 @@ pub struct KyvernoPolicy {
     pub annotations: BTreeMap<String, String>,
     pub spec: Spec,
     pub source: Source,
+    /// Kyverno generated a ValidatingAdmissionPolicy from the policy's CEL rule: its engine
+    /// then skips that rule ([`super::vap`]).
+    pub vap_generated: bool,
 }
 
 impl KyvernoPolicy {
@@ -456,6 +459,7 @@ pub fn decode(obj: &Value, source: Source) -> (KyvernoPolicy, Vec<Problem>) {
             background: spec.get("background").and_then(Value::as_bool).unwrap_or(true),
         },
         source,
+        vap_generated: false,
     };
     (p, out)
 }
