@@ -783,3 +783,29 @@ metadata: {name: prod, labels: {kubernetes.io/metadata.name: prod}}
         "skip generating ValidatingAdmissionPolicy: wildcards in namespace name is not applicable."
     );
 }
+
+// The fuzz corpus's Kyverno policies (tests/node/fixtures/kyverno-corpus.yaml) evaluate, with
+// every policy reported; the rule with a pattern is reported as not supported.
+#[test]
+fn the_fuzz_corpus_policies_evaluate() {
+    let corpus = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/node/fixtures/kyverno-corpus.yaml"),
+    )
+    .expect("corpus");
+    let d = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {replicas: 5, template: {spec: {containers: []}}}\n";
+    let r = run(&corpus, d, None);
+    let names: Vec<&str> = r["kyverno"]["policies"]
+        .as_array()
+        .map(|p| p.iter().filter_map(|p| p["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(names, ["corpus-cluster", "corpus-namespaced", "corpus-generate"]);
+    assert!(r["kyverno"]["policies"][0]["rules"].as_array().is_some_and(|rules| rules
+        .iter()
+        .any(|x| x["name"] == "pattern" && x["unsupported"].is_string())));
+    assert_eq!(
+        rule(&r, "corpus-namespaced", "replicas"),
+        ("fail".into(), "failed expression: object.spec.replicas <= int(params.data.max)".into())
+    );
+    assert_eq!(r["kyverno"]["policies"][2]["validatingAdmissionPolicy"]["generated"], true);
+}

@@ -55,6 +55,12 @@ for (const entry of fs.readdirSync(casesDir, { withFileTypes: true })) {
   const manifests = ["policy.yaml", "binding.yaml", "params.yaml", "namespace.yaml", "rbac.yaml"].map(f).filter(Boolean).join("\n---\n");
   if (manifests) examples.push({ manifests, object: f("object.yaml"), oldObject: f("oldObject.yaml"), request: undefined });
 }
+// Kyverno policies (docs/kyverno-semantics.md), with a Pod and a Deployment to evaluate.
+const kyvernoCorpus = read("fixtures/kyverno-corpus.yaml");
+examples.push(
+  { manifests: kyvernoCorpus, object: "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default, labels: {app: a}}\nspec: {containers: []}\n" },
+  { manifests: kyvernoCorpus, object: JSON.stringify({ ...deployment, metadata: { name: "web", namespace: "default" } }) },
+);
 for (const e of examples)
   for (const m of e.manifests.matchAll(/(?:expression|Expression): (?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|(.+))/g))
     exprs.push(m[1] ?? m[2]?.replace(/''/g, "'") ?? m[3]);
