@@ -809,3 +809,24 @@ fn the_fuzz_corpus_policies_evaluate() {
     );
     assert_eq!(r["kyverno"]["policies"][2]["validatingAdmissionPolicy"]["generated"], true);
 }
+
+// The library entry point for kyverno-test.yaml support: test/cli/test/cel-preconditions's
+// three resources and expected results, through kyverno::evaluate_resource.
+#[test]
+fn evaluate_resource_gives_the_cli_tests_results() {
+    use vap_eval::admission::policy_set::PolicySet;
+    use vap_eval::environment::KubeVersion;
+    let set = PolicySet::new(&HOST_PATH.replace("ACTION", "Audit"), KubeVersion::default());
+    for (name, color, host_path, want) in [
+        ("bad-pod", "red", true, "fail"),
+        ("good-pod", "red", false, "pass"),
+        ("skipped-pod", "blue", true, "skip"),
+    ] {
+        let text = pod(name, color, host_path);
+        let (docs, _) = vap_eval::admission::yaml::parse_stream(&text);
+        let (out, diags) = vap_eval::kyverno::evaluate_resource(&set, &docs[0].value, None);
+        let out = out.unwrap_or_else(|| panic!("{diags:?}"));
+        let rule = &out.result.policies[0].rules[0];
+        assert_eq!((rule.name.as_str(), rule.result), ("host-path", Some(want)), "{name}");
+    }
+}

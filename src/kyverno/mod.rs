@@ -446,6 +446,28 @@ pub fn evaluate(set: &PolicySet, request: &AdmissionRequest) -> Option<Evaluatio
     Some(Evaluation { result, diagnostics: diags })
 }
 
+/// Evaluate one resource as the Kyverno CLI's `apply`/`test` do: a CREATE of `resource` (its
+/// kind, resource and namespace derived from the object and the catalog) by `user` (none: no
+/// request information, so user filters are ignored in `match`). For `kyverno-test.yaml`, the
+/// expected `result` of (policy, rule, resource) is the rule's `result` in
+/// `result.policies` (a rule Kyverno reports nothing for — not matched — is absent). `None`
+/// when the request cannot be formed (the diagnostics say why) or there is no Kyverno policy.
+pub fn evaluate_resource(
+    set: &PolicySet,
+    resource: &Json,
+    user: Option<crate::admission::request::UserInfo>,
+) -> (Option<Evaluation>, Vec<Diagnostic>) {
+    let input = crate::admission::request::RequestInput {
+        operation: Some("CREATE".into()),
+        user_info: user,
+        object: Some(resource.clone()),
+        ..Default::default()
+    };
+    let (request, diagnostics) =
+        crate::admission::request::derive_request(&input, &set.manifests.catalog());
+    (request.and_then(|r| evaluate(set, &r)), diagnostics)
+}
+
 /// Combine the VAP plugin's response with Kyverno's webhooks as the apiserver orders them:
 /// ValidatingAdmissionPolicy runs before the validating webhooks, so a VAP denial is the
 /// answer (Kyverno is not called); otherwise Kyverno's denial, and the warnings of both.

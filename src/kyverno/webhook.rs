@@ -246,11 +246,8 @@ pub fn call(
             };
             (e, w)
         } else {
-            let w = if p.spec.emit_warning {
-                p.spec.rules.iter().filter(|r| r.validate.is_some()).cloned().collect()
-            } else {
-                Vec::new()
-            };
+            // The cache hands over an Audit policy whole.
+            let w = if p.spec.emit_warning { p.spec.rules.clone() } else { Vec::new() };
             (Vec::new(), w)
         };
         for (rules, list) in [(enforce_rules, &mut enforce), (warn_rules, &mut audit_warn)] {
