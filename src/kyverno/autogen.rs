@@ -165,7 +165,8 @@ fn set_filter_kinds(list: &mut Value, kinds: &[String], only_pod: bool) {
     let Some(items) = list.as_array_mut() else { return };
     for f in items {
         let names_pod = f
-            .pointer("/resources/kinds")
+            .get("resources")
+            .and_then(|r| r.get("kinds"))
             .and_then(Value::as_array)
             .map(|k| k.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>())
             .is_some_and(|k| contains_kind(&k, "Pod"));

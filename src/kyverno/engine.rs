@@ -416,7 +416,7 @@ fn collect_params(
                 let resource = catalog
                     .by_kind(&gvk)
                     .map(|e| e.gvr().resource)
-                    .unwrap_or_else(|| format!("{}s", gvk.kind.to_lowercase()));
+                    .unwrap_or_else(|| format!("{}s", gvk.kind.to_ascii_lowercase()));
                 let gr = if gvk.group.is_empty() {
                     resource
                 } else {

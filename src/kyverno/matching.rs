@@ -60,7 +60,11 @@ pub fn parse_kind_selector(input: &str) -> (String, String, String, String) {
     match parts.as_slice() {
         [k] => ("*".into(), "*".into(), own(k), String::new()),
         ["*", "*"] => ("*".into(), "*".into(), "*".into(), "*".into()),
-        ["*", s] if s.to_lowercase() == *s => ("*".into(), "*".into(), "*".into(), own(s)),
+        // Go compares with strings.ToLower; gostr's copy keeps Rust's large Unicode
+        // lowercasing out of the wasm.
+        ["*", s] if vap_eval_k8s::library::gostr::to_lower(s) == *s => {
+            ("*".into(), "*".into(), "*".into(), own(s))
+        }
         [v, k] if is_version(v) => ("*".into(), own(v), own(k), String::new()),
         [k, s] => ("*".into(), "*".into(), own(k), own(s)),
         [v, k, s] if is_version(v) => ("*".into(), own(v), own(k), own(s)),
@@ -311,8 +315,10 @@ pub fn role_refs(
     };
     for b in rbac {
         let kind = b.get("kind").and_then(Value::as_str).unwrap_or_default();
-        let ref_kind = b.pointer("/roleRef/kind").and_then(Value::as_str).unwrap_or_default();
-        let ref_name = b.pointer("/roleRef/name").and_then(Value::as_str).unwrap_or_default();
+        let role_ref = |k: &str| {
+            b.get("roleRef").and_then(|r| r.get(k)).and_then(Value::as_str).unwrap_or_default()
+        };
+        let (ref_kind, ref_name) = (role_ref("kind"), role_ref("name"));
         match kind {
             "RoleBinding" => {
                 let ns = meta(b, "namespace");
@@ -333,10 +339,10 @@ pub fn role_refs(
             _ => {}
         }
     }
-    roles.sort();
-    roles.dedup();
-    cluster_roles.sort();
-    cluster_roles.dedup();
+    for list in [&mut roles, &mut cluster_roles] {
+        vap_eval_cel::sort::sort_by(list, |a, b| a.cmp(b));
+        list.dedup();
+    }
     (roles, cluster_roles)
 }
 

@@ -97,10 +97,10 @@ pub struct KyvernoGeneratedVap {
     /// the other ValidatingAdmissionPolicies (top-level `policies`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "Record<string, unknown>"))]
-    pub policy: Option<Json>,
+    pub policy: Option<crate::admission::types::ValidatingAdmissionPolicy>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "Record<string, unknown>"))]
-    pub binding: Option<Json>,
+    pub binding: Option<crate::admission::types::ValidatingAdmissionPolicyBinding>,
 }
 
 /// One rule's result in Kyverno's terms.
@@ -170,10 +170,11 @@ impl Loaded {
     pub fn generated_documents(&self) -> String {
         let mut out = String::new();
         for g in self.vaps.iter().flatten() {
-            let docs = [serde_json::to_value(&g.policy), serde_json::to_value(&g.binding)];
+            // The same serializer the result goes through (no second one in the wasm).
+            let docs = [serde_json::to_string(&g.policy), serde_json::to_string(&g.binding)];
             for v in docs.into_iter().flatten() {
                 out.push_str("\n---\n");
-                out.push_str(&v.to_string());
+                out.push_str(&v);
             }
         }
         out
@@ -361,8 +362,8 @@ pub fn evaluate(set: &PolicySet, request: &AdmissionRequest) -> Option<Evaluatio
                 Ok(g) => KyvernoGeneratedVap {
                     generated: true,
                     message: String::new(),
-                    policy: serde_json::to_value(&g.policy).ok(),
-                    binding: serde_json::to_value(&g.binding).ok(),
+                    policy: Some(g.policy.clone()),
+                    binding: Some(g.binding.clone()),
                 },
                 Err(e) => KyvernoGeneratedVap { message: e.clone(), ..Default::default() },
             });

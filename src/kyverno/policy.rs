@@ -9,9 +9,9 @@
 
 use crate::admission::manifests::Source;
 use crate::admission::types::{
-    AuditAnnotation, LabelSelector, MatchCondition, ParamKind, ParamRef, Validation, Variable,
+    AuditAnnotation, LabelSelector, LabelSelectorRequirement, MatchCondition, ParamKind, ParamRef,
+    Validation, Variable,
 };
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -242,16 +242,91 @@ fn text(v: Option<&Value>) -> String {
     v.and_then(Value::as_str).unwrap_or_default().to_string()
 }
 
-/// Decode `v` (at `path`) as `T`; a mismatch is a problem and `None`.
-fn typed<T: DeserializeOwned>(v: Option<&Value>, path: &str, out: &mut Vec<Problem>) -> Option<T> {
-    let v = v.filter(|v| !v.is_null())?;
-    match serde_json::from_value(v.clone()) {
-        Ok(t) => Some(t),
-        Err(e) => {
-            out.push((path.to_string(), format!("{path}: {e}")));
-            None
+// Hand-written readers for the admissionregistration types a CEL rule embeds: serde's
+// `from_value` would add a deserializer per type to the wasm (docs/kyverno-semantics.md §1).
+
+/// A value that is present but not an object/list where one is required is a problem.
+fn wrong(path: &str, what: &str, out: &mut Vec<Problem>) {
+    out.push((path.to_string(), format!("{path}: expected {what}")));
+}
+
+fn object_list<'a>(v: Option<&'a Value>, path: &str, out: &mut Vec<Problem>) -> &'a [Value] {
+    match v {
+        None | Some(Value::Null) => &[],
+        Some(Value::Array(a)) => a.as_slice(),
+        Some(_) => {
+            wrong(path, "a list", out);
+            &[]
         }
     }
+}
+
+fn label_selector(v: Option<&Value>, path: &str, out: &mut Vec<Problem>) -> Option<LabelSelector> {
+    let v = v.filter(|v| !v.is_null())?;
+    if !v.is_object() {
+        wrong(path, "a label selector object", out);
+        return None;
+    }
+    let exprs = object_list(v.get("matchExpressions"), &format!("{path}.matchExpressions"), out);
+    Some(LabelSelector {
+        match_labels: string_map(v.get("matchLabels")).unwrap_or_default(),
+        match_expressions: exprs
+            .iter()
+            .map(|e| LabelSelectorRequirement {
+                key: text(e.get("key")),
+                operator: text(e.get("operator")),
+                values: strings(e.get("values")),
+            })
+            .collect(),
+    })
+}
+
+fn validations(v: Option<&Value>, path: &str, out: &mut Vec<Problem>) -> Vec<Validation> {
+    object_list(v, path, out)
+        .iter()
+        .map(|e| Validation {
+            expression: text(e.get("expression")),
+            message: text(e.get("message")),
+            message_expression: text(e.get("messageExpression")),
+            reason: e.get("reason").and_then(Value::as_str).map(str::to_string),
+        })
+        .collect()
+}
+
+/// `name`/`expression` pairs (variables, matchConditions).
+fn named(v: Option<&Value>, path: &str, out: &mut Vec<Problem>) -> Vec<(String, String)> {
+    object_list(v, path, out)
+        .iter()
+        .map(|e| (text(e.get("name")), text(e.get("expression"))))
+        .collect()
+}
+
+fn named_keys(items: &[Value]) -> Vec<AuditAnnotation> {
+    items
+        .iter()
+        .map(|e| AuditAnnotation {
+            key: text(e.get("key")),
+            value_expression: text(e.get("valueExpression")),
+        })
+        .collect()
+}
+
+fn param_kind(v: Option<&Value>) -> Option<ParamKind> {
+    let v = v.filter(|v| v.is_object())?;
+    Some(ParamKind { api_version: text(v.get("apiVersion")), kind: text(v.get("kind")) })
+}
+
+fn param_ref(v: Option<&Value>, path: &str, out: &mut Vec<Problem>) -> Option<ParamRef> {
+    let v = v.filter(|v| v.is_object())?;
+    Some(ParamRef {
+        name: text(v.get("name")),
+        namespace: text(v.get("namespace")),
+        selector: label_selector(v.get("selector"), &format!("{path}.selector"), out),
+        parameter_not_found_action: v
+            .get("parameterNotFoundAction")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    })
 }
 
 fn overrides(v: Option<&Value>, path: &str, out: &mut Vec<Problem>) -> Vec<ActionOverride> {
@@ -262,7 +337,7 @@ fn overrides(v: Option<&Value>, path: &str, out: &mut Vec<Problem>) -> Vec<Actio
         .map(|(i, o)| ActionOverride {
             action: text(o.get("action")),
             namespaces: o.get("namespaces").filter(|n| !n.is_null()).map(|n| strings(Some(n))),
-            namespace_selector: typed(
+            namespace_selector: label_selector(
                 o.get("namespaceSelector"),
                 &format!("{path}[{i}].namespaceSelector"),
                 out,
@@ -278,8 +353,8 @@ fn description(v: &Value, path: &str, out: &mut Vec<Problem>) -> ResourceDescrip
         names: strings(v.get("names")),
         namespaces: strings(v.get("namespaces")),
         annotations: string_map(v.get("annotations")),
-        selector: typed(v.get("selector"), &format!("{path}.selector"), out),
-        namespace_selector: typed(
+        selector: label_selector(v.get("selector"), &format!("{path}.selector"), out),
+        namespace_selector: label_selector(
             v.get("namespaceSelector"),
             &format!("{path}.namespaceSelector"),
             out,
@@ -357,18 +432,22 @@ impl Rule {
                 let cp = format!("{vp}.cel");
                 Cel {
                     generate: c.get("generate").and_then(Value::as_bool).unwrap_or(false),
-                    expressions: typed(c.get("expressions"), &format!("{cp}.expressions"), out)
-                        .unwrap_or_default(),
-                    param_kind: typed(c.get("paramKind"), &format!("{cp}.paramKind"), out),
-                    param_ref: typed(c.get("paramRef"), &format!("{cp}.paramRef"), out),
-                    audit_annotations: typed(
+                    expressions: validations(
+                        c.get("expressions"),
+                        &format!("{cp}.expressions"),
+                        out,
+                    ),
+                    param_kind: param_kind(c.get("paramKind")),
+                    param_ref: param_ref(c.get("paramRef"), &format!("{cp}.paramRef"), out),
+                    audit_annotations: named_keys(object_list(
                         c.get("auditAnnotations"),
                         &format!("{cp}.auditAnnotations"),
                         out,
-                    )
-                    .unwrap_or_default(),
-                    variables: typed(c.get("variables"), &format!("{cp}.variables"), out)
-                        .unwrap_or_default(),
+                    )),
+                    variables: named(c.get("variables"), &format!("{cp}.variables"), out)
+                        .into_iter()
+                        .map(|(name, expression)| Variable { name, expression })
+                        .collect(),
                 }
             });
             Validate {
@@ -396,12 +475,14 @@ impl Rule {
                 .get("exclude")
                 .filter(|e| !e.is_null())
                 .map(|e| match_resources(e, &format!("{path}.exclude"), out)),
-            cel_preconditions: typed(
+            cel_preconditions: named(
                 v.get("celPreconditions"),
                 &format!("{path}.celPreconditions"),
                 out,
             )
-            .unwrap_or_default(),
+            .into_iter()
+            .map(|(name, expression)| MatchCondition { name, expression })
+            .collect(),
             validate,
             has_mutate: present("mutate"),
             has_generate: present("generate"),

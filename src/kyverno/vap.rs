@@ -148,7 +148,7 @@ fn named_rule(
     ops: &[String],
     mut resources: Vec<String>,
 ) -> NamedRuleWithOperations {
-    resources.sort();
+    vap_eval_cel::sort::sort_by(&mut resources, |a, b| a.cmp(b));
     NamedRuleWithOperations {
         resource_names: names.to_vec(),
         operations: ops.to_vec(),
@@ -197,7 +197,7 @@ fn construct_rules(
         {
             Some(x) => {
                 x.resources.extend(resources);
-                x.resources.sort();
+                vap_eval_cel::sort::sort_by(&mut x.resources, |a, b| a.cmp(b));
             }
             None => rules.push(named_rule(&names, &e.group, &e.version, &ops, resources)),
         }

@@ -174,9 +174,9 @@ fn has_enforced_failure(cx: &Context<'_>, e: &Evaluated<'_>) -> bool {
 
 /// `GetBlockedMessages`.
 fn blocked_message(cx: &Context<'_>, responses: &[Evaluated<'_>]) -> String {
-    let mut failures: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut failures: Vec<(String, Vec<(String, String)>)> = Vec::new();
     for e in responses {
-        let rules: BTreeMap<String, String> = e
+        let rules: Vec<(String, String)> = e
             .response
             .rules
             .iter()
@@ -188,7 +188,8 @@ fn blocked_message(cx: &Context<'_>, responses: &[Evaluated<'_>]) -> String {
         if !rules.is_empty() {
             // Keyed by policy name only: a Policy and a ClusterPolicy of the same name share an
             // entry, the later one wins [quirk].
-            failures.insert(e.policy.name.clone(), rules);
+            failures.retain(|(p, _)| *p != e.policy.name);
+            failures.push((e.policy.name.clone(), rules));
         }
     }
     let r = cx.resource();

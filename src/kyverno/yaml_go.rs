@@ -3,8 +3,6 @@
 //! map needs: plain, single-quoted, double-quoted and literal scalars, chosen as yaml.v3's
 //! `stringv` and libyaml's scalar analysis choose them. `docs/kyverno-semantics.md` §6.
 
-use std::collections::BTreeMap;
-
 /// libyaml's `is_printable` over a character (yaml.v3 checks UTF-8 bytes: 4-byte characters
 /// are not printable, so they are escaped).
 fn printable(c: char) -> bool {
@@ -237,10 +235,20 @@ fn scalar(s: &str, key: bool, indent: usize) -> String {
     double_quoted(s)
 }
 
-/// `yaml.Encode(map[string]map[string]string)` with indent 2, keys in byte order.
-pub fn encode(failures: &BTreeMap<String, BTreeMap<String, String>>) -> String {
+/// `yaml.Encode(map[string]map[string]string)` with indent 2, keys in byte order (yaml.v3
+/// sorts map keys). A later duplicate key replaces an earlier one, as in a Go map.
+pub fn encode(failures: &[(String, Vec<(String, String)>)]) -> String {
+    let mut sorted: Vec<&(String, Vec<(String, String)>)> = failures.iter().collect();
+    vap_eval_cel::sort::sort_by(&mut sorted, |a, b| a.0.cmp(&b.0));
     let mut out = String::new();
-    for (policy, rules) in failures {
+    for (policy, rules) in sorted {
+        let mut rules: Vec<&(String, String)> = rules
+            .iter()
+            .enumerate()
+            .filter(|(i, (r, _))| !rules.iter().skip(i + 1).any(|(x, _)| x == r))
+            .map(|(_, x)| x)
+            .collect();
+        vap_eval_cel::sort::sort_by(&mut rules, |a, b| a.0.cmp(&b.0));
         out.push_str(&scalar(policy, true, 0));
         out.push_str(":\n");
         for (rule, message) in rules {
@@ -291,14 +299,13 @@ mod tests {
 
     #[test]
     fn maps_are_sorted_and_indented_by_two() {
-        let mut m = BTreeMap::new();
-        m.insert(
-            "require-labels".to_string(),
-            [("check-team".to_string(), "label 'team' is required".to_string())]
-                .into_iter()
-                .collect(),
-        );
-        m.insert("a".to_string(), [("r".to_string(), "x: y".to_string())].into_iter().collect());
+        let m = vec![
+            (
+                "require-labels".to_string(),
+                vec![("check-team".to_string(), "label 'team' is required".to_string())],
+            ),
+            ("a".to_string(), vec![("r".to_string(), "x: y".to_string())]),
+        ];
         assert_eq!(
             encode(&m),
             "a:\n  r: 'x: y'\nrequire-labels:\n  check-team: label 'team' is required\n"

@@ -17,6 +17,8 @@ import type {
   EvaluateResult,
   ExpressionOptions,
   ExpressionResult,
+  KyvernoResult,
+  KyvernoRuleResult,
   ParamEvaluation,
   PolicySetOptions,
   PolicyTrace,
@@ -121,4 +123,17 @@ export function useTypecheck(): string {
   const r: TypecheckResult = typecheck({ manifests });
   const versions: string[] = supportedVersions();
   return `${version()} ${r.kubernetesVersion} ${r.diagnostics.length} ${versions.join()}`;
+}
+
+// Kyverno results (docs/result-format.md): present only with Kyverno policies.
+export function kyverno(r: EvaluateResult): string[] {
+  const k: KyvernoResult | undefined = r.kyverno;
+  if (!k) return [];
+  const rule: KyvernoRuleResult | undefined = k.policies[0]?.rules[0];
+  const result: "pass" | "fail" | "warn" | "error" | "skip" | undefined = rule?.result;
+  // @ts-expect-error the result is one of Kyverno's five words, not any string
+  const wrong: "passed" | undefined = rule?.result;
+  const webhooks: string[] = k.webhooks.map((w) => `${w.name} ${w.allowed}`);
+  const allowed: boolean = k.response.allowed;
+  return [String(result), String(wrong), ...webhooks, String(allowed)];
 }
