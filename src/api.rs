@@ -372,12 +372,13 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
     };
     // ValidatingAdmissionPolicies Kyverno generates from ClusterPolicies are evaluated with the
     // others (docs/kyverno-semantics.md §7).
-    let generated = crate::kyverno::load(set).generated_documents();
+    let loaded = crate::kyverno::load_with(set, false);
+    let generated = loaded.generated_documents();
     let extended = (!generated.is_empty())
         .then(|| PolicySet::new(&format!("{}{generated}", set.text), set.version));
     let mut out = dispatch(extended.as_ref().unwrap_or(set), &request);
     diagnostics.extend(out.diagnostics);
-    let kyverno = crate::kyverno::evaluate(set, &request).map(|k| {
+    let kyverno = crate::kyverno::evaluate_loaded(set, &loaded, &request).map(|k| {
         diagnostics.extend(k.diagnostics);
         crate::kyverno::combine(&mut out.response, &k.result.response);
         k.result

@@ -190,6 +190,12 @@ fn located(set: &PolicySet, d: Diagnostic, source: &Source, path: &str) -> Diagn
 
 /// Read every `ClusterPolicy`/`Policy` (kyverno.io) of the manifests, in input order.
 pub fn load(set: &PolicySet) -> Loaded {
+    load_with(set, true)
+}
+
+/// [`load`], with the CEL compile diagnostics (`compile`) or without (evaluation, which
+/// compiles each rule as Kyverno does).
+pub fn load_with(set: &PolicySet, compile: bool) -> Loaded {
     let mut out = Loaded { policies: Vec::new(), vaps: Vec::new(), diagnostics: Vec::new() };
     let catalog = set.manifests.catalog();
     for doc in &set.manifests.documents {
@@ -224,7 +230,9 @@ pub fn load(set: &PolicySet) -> Loaded {
                 let d = diagnostics::invalid_field(&object, &path, &message);
                 out.diagnostics.push(located(set, d, &source, &path));
             }
-            out.diagnostics.extend(compile_diagnostics(set, &p));
+            if compile {
+                out.diagnostics.extend(compile_diagnostics(set, &p));
+            }
             let generated = vap::generate(&p, &catalog);
             p.vap_generated = generated.is_ok();
             out.vaps.push(generated);
@@ -317,7 +325,15 @@ pub struct Evaluation {
 /// expected `result` for (policy, rule, resource) is the rule's `result` in
 /// `result.policies` for a CREATE of that resource.
 pub fn evaluate(set: &PolicySet, request: &AdmissionRequest) -> Option<Evaluation> {
-    let loaded = load(set);
+    evaluate_loaded(set, &load_with(set, false), request)
+}
+
+/// [`evaluate`] with the policies already loaded.
+pub fn evaluate_loaded(
+    set: &PolicySet,
+    loaded: &Loaded,
+    request: &AdmissionRequest,
+) -> Option<Evaluation> {
     if loaded.policies.is_empty() {
         return None;
     }

@@ -233,8 +233,15 @@ fn strings(v: Option<&Value>) -> Vec<String> {
 }
 
 fn string_map(v: Option<&Value>) -> Option<BTreeMap<String, String>> {
+    // Inserted one by one: collecting into a BTreeMap would add a sort to the wasm.
     v.and_then(Value::as_object).map(|m| {
-        m.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string()))).collect()
+        let mut out = BTreeMap::new();
+        for (k, v) in m {
+            if let Some(s) = v.as_str() {
+                out.insert(k.clone(), s.to_string());
+            }
+        }
+        out
     })
 }
 

@@ -272,12 +272,10 @@ pub fn generate(p: &KyvernoPolicy, catalog: &ResourceCatalog) -> Result<Generate
         }
     }
     let name = format!("cpol-{}", p.name);
-    let meta = |n: String| ObjectMeta {
-        name: n,
-        labels: [("app.kubernetes.io/managed-by".to_string(), "kyverno".to_string())]
-            .into_iter()
-            .collect(),
-        ..ObjectMeta::default()
+    let meta = |n: String| {
+        let mut labels = std::collections::BTreeMap::new();
+        labels.insert("app.kubernetes.io/managed-by".to_string(), "kyverno".to_string());
+        ObjectMeta { name: n, labels, ..ObjectMeta::default() }
     };
     let action = v.failure_action.as_deref().unwrap_or(&p.spec.validation_failure_action);
     let actions: Vec<String> =
