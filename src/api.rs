@@ -252,6 +252,7 @@ pub struct EvaluateResult {
     pub policies: Vec<PolicyTrace>,
     /// Kyverno policies (ClusterPolicy, Policy) and Kyverno's webhooks; absent when the
     /// manifests hold none. `response` above already combines Kyverno's answer.
+    #[cfg(feature = "kyverno")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub kyverno: Option<crate::kyverno::KyvernoResult>,
@@ -300,6 +301,7 @@ pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
     let mut set = PolicySet::new(&manifests.to_text(), version);
     diagnostics.append(&mut set.diagnostics);
     // Kyverno policies: load and CEL compile problems (docs/kyverno-semantics.md).
+    #[cfg(feature = "kyverno")]
     diagnostics.extend(crate::kyverno::load(&set).diagnostics);
     set.diagnostics = diagnostics;
     set
@@ -365,32 +367,58 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
             response: AdmissionResponse { allowed: true, ..AdmissionResponse::default() },
             request: None,
             policies: Vec::new(),
+            #[cfg(feature = "kyverno")]
             kyverno: None,
             diagnostics,
             kubernetes_version,
         };
     };
-    // ValidatingAdmissionPolicies Kyverno generates from ClusterPolicies are evaluated with the
-    // others (docs/kyverno-semantics.md §7).
-    let loaded = crate::kyverno::load_with(set, false);
-    let generated = loaded.generated_documents();
-    let extended = (!generated.is_empty())
-        .then(|| PolicySet::new(&format!("{}{generated}", set.text), set.version));
-    let mut out = dispatch(extended.as_ref().unwrap_or(set), &request);
-    diagnostics.extend(out.diagnostics);
-    let kyverno = crate::kyverno::evaluate_loaded(set, &loaded, &request).map(|k| {
-        diagnostics.extend(k.diagnostics);
-        crate::kyverno::combine(&mut out.response, &k.result.response);
-        k.result
-    });
+    #[allow(unused_variables)]
+    let (out, kyverno) = dispatch_all(set, &request, &mut diagnostics);
     EvaluateResult {
         response: out.response,
         request: Some(RequestSummary::new(&request)),
         policies: out.policies,
+        #[cfg(feature = "kyverno")]
         kyverno,
         diagnostics,
         kubernetes_version,
     }
+}
+
+/// The VAP plugin's dispatch and, with the `kyverno` feature, Kyverno's webhooks combined into
+/// its response as the apiserver orders them (docs/kyverno-semantics.md §6); ValidatingAdmission
+/// Policies Kyverno generates from ClusterPolicies are dispatched with the others (§7).
+#[cfg(feature = "kyverno")]
+fn dispatch_all(
+    set: &PolicySet,
+    request: &AdmissionRequest,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (crate::admission::dispatcher::Dispatched, Option<crate::kyverno::KyvernoResult>) {
+    let loaded = crate::kyverno::load_with(set, false);
+    let generated = loaded.generated_documents();
+    let extended = (!generated.is_empty())
+        .then(|| PolicySet::new(&format!("{}{generated}", set.text), set.version));
+    let mut out = dispatch(extended.as_ref().unwrap_or(set), request);
+    diagnostics.append(&mut out.diagnostics);
+    let kyverno = crate::kyverno::evaluate_loaded(set, &loaded, request).map(|k| {
+        diagnostics.extend(k.diagnostics);
+        crate::kyverno::combine(&mut out.response, &k.result.response);
+        k.result
+    });
+    (out, kyverno)
+}
+
+/// The VAP plugin's dispatch (built without the `kyverno` feature).
+#[cfg(not(feature = "kyverno"))]
+fn dispatch_all(
+    set: &PolicySet,
+    request: &AdmissionRequest,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (crate::admission::dispatcher::Dispatched, ()) {
+    let mut out = dispatch(set, request);
+    diagnostics.append(&mut out.diagnostics);
+    (out, ())
 }
 
 /// Output of `typecheck`.

@@ -2,6 +2,7 @@
 
 pub mod admission;
 pub mod api;
+#[cfg(feature = "kyverno")]
 pub mod kyverno;
 // The CEL engine lives in its own crate (crates/vap-eval-cel) so the release profile can build
 // it for speed and the rest for size; its modules keep their paths here.

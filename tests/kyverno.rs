@@ -3,6 +3,8 @@
 //! mirrors (kyverno/kyverno @ 111e07bb: `test/cli/…`, `test/conformance/chainsaw/…`,
 //! `pkg/…_test.go`).
 
+#![cfg(feature = "kyverno")]
+
 use serde_json::{json, Value};
 use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests};
 
