@@ -832,3 +832,19 @@ fn evaluate_resource_gives_the_cli_tests_results() {
         assert_eq!((rule.name.as_str(), rule.result), ("host-path", Some(want)), "{name}");
     }
 }
+
+// §6: Kyverno's warnings reach the client through the apiserver's warning recorder: a warning
+// with a line break is not a valid header value and is dropped (vap-semantics.md §2.4).
+#[test]
+fn kyverno_warnings_go_through_the_apiservers_recorder() {
+    let policy = replicas_policy("emitWarning: true", "").replace(
+        "message: \"at most 3 replicas\"",
+        "message: \"at most 3 replicas\\nsee the runbook\"",
+    );
+    let r = run(&policy, &deployment("dev", 5), None);
+    assert_eq!(
+        r["kyverno"]["webhooks"][1]["warnings"],
+        json!(["policy replicas.max-replicas: at most 3 replicas\nsee the runbook"])
+    );
+    assert_eq!(r["response"]["warnings"], json!([]));
+}

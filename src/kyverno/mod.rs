@@ -487,12 +487,19 @@ pub fn evaluate_resource(
 
 /// Combine the VAP plugin's response with Kyverno's webhooks as the apiserver orders them:
 /// ValidatingAdmissionPolicy runs before the validating webhooks, so a VAP denial is the
-/// answer (Kyverno is not called); otherwise Kyverno's denial, and the warnings of both.
+/// answer (Kyverno is not called); otherwise Kyverno's denial, and the warnings of both through
+/// the apiserver's warning recorder.
 pub fn combine(vap: &mut AdmissionResponse, kyverno: &AdmissionResponse) {
     if !vap.allowed {
         return;
     }
-    vap.warnings.extend(kyverno.warnings.iter().cloned());
+    // The webhook's warnings go through the same recorder as the policies' (dedup, header
+    // validity, size budget: vap-semantics.md §2.4).
+    let mut recorder = crate::admission::decision::WarningRecorder::default();
+    for w in vap.warnings.iter().chain(&kyverno.warnings) {
+        recorder.add(w);
+    }
+    vap.warnings = recorder.texts();
     if !kyverno.allowed {
         vap.allowed = false;
         vap.status = kyverno.status.clone();
