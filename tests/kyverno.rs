@@ -848,3 +848,42 @@ fn kyverno_warnings_go_through_the_apiservers_recorder() {
     );
     assert_eq!(r["response"]["warnings"], json!([]));
 }
+
+// §1: versions, `admission: false`, a Policy without namespace, fields of the wrong type.
+#[test]
+fn loading_versions_admission_and_bad_fields() {
+    let v2 = HOST_PATH.replace("ACTION", "Enforce").replace("kyverno.io/v1", "kyverno.io/v2beta1");
+    let r = run(&v2, &pod("bad-pod", "red", true), None);
+    assert_eq!(rule(&r, "disallow-host-path", "host-path").0, "fail");
+    let v3 = HOST_PATH.replace("ACTION", "Enforce").replace("kyverno.io/v1", "kyverno.io/v3");
+    let r = run(&v3, &pod("bad-pod", "red", true), None);
+    assert!(codes(&r).contains(&"kyverno-unsupported-api-version".to_string()));
+    assert_eq!(r["response"]["allowed"], true);
+    let off = HOST_PATH
+        .replace("ACTION", "Enforce")
+        .replace("spec:\n  background: false", "spec:\n  admission: false");
+    let r = run(&off, &pod("bad-pod", "red", true), None);
+    assert_eq!(r["response"]["allowed"], true);
+    assert!(rule_names(&r, "disallow-host-path").is_empty());
+    assert_eq!(
+        r["kyverno"]["policies"][0]["reason"],
+        "spec.admission is false: Kyverno does not evaluate it at admission"
+    );
+    let no_ns = MATCHING
+        .replace("kind: ClusterPolicy", "kind: Policy")
+        .replace("MATCH", "match: {any: [{resources: {kinds: [Pod]}}]}");
+    let r = run(&no_ns, &labelled_pod("web-1", "default"), None);
+    assert!(codes(&r).contains(&"kyverno-policy-namespace-default".to_string()));
+    assert_eq!(r["kyverno"]["policies"][0]["namespace"], "default");
+    assert_eq!(rule(&r, "m", "r").0, "fail");
+    let bad =
+        MATCHING.replace("MATCH", "match: {any: [{resources: {kinds: [Pod], selector: [1]}}]}");
+    let r = run(&bad, &labelled_pod("web-1", "default"), None);
+    let d = r["diagnostics"]
+        .as_array()
+        .and_then(|d| d.iter().find(|d| d["code"] == "kyverno-invalid-field"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(d["field"], "ClusterPolicy/m: spec.rules[0].match.any[0].resources.selector");
+    assert!(d["span"].is_object(), "{d}");
+}
