@@ -314,6 +314,12 @@ pub struct EvaluateResult {
     /// Every webhook of every webhook configuration, mutating before validating, each kind's
     /// configurations by name and their webhooks in order (`docs/webhook-semantics.md`).
     pub webhooks: Vec<WebhookTrace>,
+    /// Kyverno policies (ClusterPolicy, Policy) and Kyverno's webhooks; absent when the
+    /// manifests hold none. `response` above already combines Kyverno's answer.
+    #[cfg(feature = "kyverno")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub kyverno: Option<crate::kyverno::KyvernoResult>,
     /// Problems found (JavaScript receives them converted by `to_js`: UTF-16 positions).
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Diagnostic[]"))]
     pub diagnostics: Vec<Diagnostic>,
@@ -382,6 +388,9 @@ pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
         missing_namespaces: options.missing_namespaces.unwrap_or_default(),
     };
     diagnostics.append(&mut set.diagnostics);
+    // Kyverno policies: load and CEL compile problems (docs/kyverno-semantics.md).
+    #[cfg(feature = "kyverno")]
+    diagnostics.extend(crate::kyverno::load(&set).diagnostics);
     set.diagnostics = diagnostics;
     set
 }
@@ -494,17 +503,23 @@ pub fn evaluate_owned(set: &PolicySet, docs: RequestDocuments) -> EvaluateResult
             request: None,
             policies: Vec::new(),
             webhooks: Vec::new(),
+            #[cfg(feature = "kyverno")]
+            kyverno: None,
             diagnostics,
             kubernetes_version,
             object_changes,
         };
     };
-    let (response, policies, webhooks) = admit(set, &request, &set.catalog, &mut diagnostics);
+    #[allow(unused_variables)]
+    let (response, policies, webhooks, kyverno) =
+        admit(set, &request, &set.catalog, &mut diagnostics);
     EvaluateResult {
         response,
         request: Some(RequestSummary::new(&request)),
         policies,
         webhooks,
+        #[cfg(feature = "kyverno")]
+        kyverno,
         diagnostics,
         kubernetes_version,
         object_changes,
@@ -513,22 +528,57 @@ pub fn evaluate_owned(set: &PolicySet, docs: RequestDocuments) -> EvaluateResult
 
 /// kube-apiserver's admission chain for the parts modelled: MutatingAdmissionWebhook, then
 /// ValidatingAdmissionPolicy, then ValidatingAdmissionWebhook; the first rejection ends it.
+/// With the `kyverno` feature, Kyverno's validating webhook is one of the validating webhooks
+/// and the ValidatingAdmissionPolicies it generates from CEL rules are dispatched with the
+/// others (docs/kyverno-semantics.md §6, §7).
 fn admit(
     set: &PolicySet,
     request: &AdmissionRequest,
     catalog: &crate::admission::resources::ResourceCatalog,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>) {
+) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>, KyvernoOut) {
     // One view of the namespaces for every plugin: an assumed namespace (`missingNamespaces`)
     // is the same for the webhooks' namespaceSelectors and the policies.
     let namespaces = crate::admission::namespaces::Namespaces::new(set, request);
-    let out = admission_chain(set, request, catalog, &namespaces, diagnostics);
+    #[cfg(feature = "kyverno")]
+    let loaded = crate::kyverno::load_with(set, false);
+    #[cfg(feature = "kyverno")]
+    let extended = {
+        let generated = loaded.generated_documents();
+        (!generated.is_empty()).then(|| {
+            let text = format!("{}{generated}", set.text);
+            let mut s = PolicySet::build(&text, set.version, None, set.normalize_objects);
+            s.setup = set.setup;
+            s
+        })
+    };
+    #[cfg(feature = "kyverno")]
+    let vap_set = extended.as_ref().unwrap_or(set);
+    #[cfg(not(feature = "kyverno"))]
+    let vap_set = set;
+    let (mut response, policies, webhooks) =
+        admission_chain(set, vap_set, request, catalog, &namespaces, diagnostics);
     diagnostics.extend(namespaces.assumed_diagnostic());
-    out
+    #[cfg(feature = "kyverno")]
+    let kyverno = crate::kyverno::evaluate_loaded(set, &loaded, request).map(|k| {
+        diagnostics.extend(k.diagnostics);
+        crate::kyverno::combine(&mut response, &k.result.response);
+        k.result
+    });
+    #[cfg(not(feature = "kyverno"))]
+    let kyverno = ();
+    (response, policies, webhooks, kyverno)
 }
 
+#[cfg(feature = "kyverno")]
+type KyvernoOut = Option<crate::kyverno::KyvernoResult>;
+#[cfg(not(feature = "kyverno"))]
+type KyvernoOut = ();
+
+/// `vap_set`: the policies to dispatch (the set, plus the policies Kyverno generates).
 fn admission_chain(
     set: &PolicySet,
+    vap_set: &PolicySet,
     request: &AdmissionRequest,
     catalog: &crate::admission::resources::ResourceCatalog,
     namespaces: &crate::admission::namespaces::Namespaces,
@@ -553,7 +603,7 @@ fn admission_chain(
             AdmissionResponse { allowed: false, status: Some(status), ..Default::default() };
         return (response, Vec::new(), webhooks);
     }
-    let out = dispatch(set, request, namespaces);
+    let out = dispatch(vap_set, request, namespaces);
     diagnostics.extend(out.diagnostics);
     let mut response = out.response;
     if !response.allowed {

@@ -5,6 +5,8 @@ pub mod api;
 /// `complete` and `hover` (cargo feature `editor`, on by default).
 #[cfg(feature = "editor")]
 pub mod editor;
+#[cfg(feature = "kyverno")]
+pub mod kyverno;
 pub mod objects;
 pub mod webhook;
 // The CEL engine lives in its own crate (crates/vap-eval-cel) so the release profile can build

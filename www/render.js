@@ -332,6 +332,56 @@ export function renderWebhooks(webhooks) {
   );
 }
 
+/** Kyverno policies (result.kyverno): per policy, the rules Kyverno reports and the CEL trace. */
+export function renderKyverno(kyverno) {
+  const list = Array.isArray(kyverno?.policies) ? kyverno.policies : [];
+  const rule = (r) =>
+    h(
+      'div',
+      { className: `kyverno-rule result-${r.result ?? 'unsupported'}` },
+      h(
+        'h4',
+        null,
+        pill(r.result ?? 'not evaluated', r.result === 'pass' ? 'pass' : r.result === 'skip' ? 'skipped' : 'fail'),
+        h('span', { className: 'name' }, r.name),
+        r.action ? pill(r.action, `action-${r.action === 'Enforce' ? 'deny' : 'audit'}`) : null,
+      ),
+      r.message ? h('p', { className: 'reason' }, r.message) : null,
+      r.unsupported ? h('p', { className: 'reason muted' }, `not evaluated by vap-eval: ${r.unsupported}`) : null,
+      (r.evaluations ?? []).map(renderParamEvaluation),
+    );
+  return h(
+    'div',
+    { className: 'policies kyverno' },
+    list.map((p) =>
+      h(
+        'details',
+        { className: `policy ${(p.rules ?? []).length ? 'matched' : 'not-matched'}`, attrs: { 'data-kyverno-policy': p.name, open: '' } },
+        h(
+          'summary',
+          null,
+          h('span', { className: 'name' }, `${p.kind} ${p.namespace ? `${p.namespace}/` : ''}${p.name}`),
+          p.reason ? h('span', { className: 'reason muted' }, ` — ${p.reason}`) : null,
+        ),
+        (p.rules ?? []).map(rule),
+        (p.notMatched ?? []).map((n) => h('p', { className: 'reason muted' }, `${n.rule}: not matched — ${n.reason}`)),
+        p.validatingAdmissionPolicy
+          ? h(
+              'p',
+              { className: 'reason muted' },
+              p.validatingAdmissionPolicy.generated
+                ? 'Kyverno generates a ValidatingAdmissionPolicy from this policy (evaluated under Policies).'
+                : p.validatingAdmissionPolicy.message,
+            )
+          : null,
+      ),
+    ),
+    (kyverno?.webhooks ?? [])
+      .filter((w) => (w.policies ?? []).length || (w.warnings ?? []).length || !w.allowed)
+      .map((w) => h('p', { className: 'reason muted' }, `${w.name}: ${w.allowed ? 'allowed' : 'denied'}${(w.policies ?? []).length ? ` (${w.policies.join(', ')})` : ''}`)),
+  );
+}
+
 /**
  * The diagnostics list. `locate(d)` returns a selection target or null; items with one are
  * marked clickable and carry data-diagnostic=<index into the sorted list> for main.js.
@@ -393,6 +443,8 @@ export function renderResult(result, locate) {
       h('h3', null, 'Policies'),
       renderPolicies(result?.policies),
       result?.webhooks?.length ? [h('h3', null, 'Webhooks'), renderWebhooks(result.webhooks)] : null,
+      result?.kyverno ? h('h3', null, 'Kyverno policies') : null,
+      result?.kyverno ? renderKyverno(result.kyverno) : null,
     ),
   };
 }

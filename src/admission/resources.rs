@@ -367,6 +367,11 @@ impl ResourceCatalog {
         true
     }
 
+    /// Every served (group, version, resource), built-ins first (discovery).
+    pub fn entries(&self) -> &[ResourceInfo] {
+        &self.entries
+    }
+
     /// The resource serving `gvk` (REST mapper `RESTMapping`).
     pub fn by_kind(&self, gvk: &GroupVersionKind) -> Option<&ResourceInfo> {
         self.entries

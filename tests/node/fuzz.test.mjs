@@ -100,6 +100,12 @@ for (const entry of fs.readdirSync(casesDir, { withFileTypes: true })) {
   const manifests = ["policy.yaml", "binding.yaml", "params.yaml", "namespace.yaml", "rbac.yaml", "webhooks.yaml"].map(f).filter(Boolean).join("\n---\n");
   if (manifests) examples.push({ manifests, object: f("object.yaml"), oldObject: f("oldObject.yaml"), request: undefined });
 }
+// Kyverno policies (docs/kyverno-semantics.md), with a Pod and a Deployment to evaluate.
+const kyvernoCorpus = read("fixtures/kyverno-corpus.yaml");
+examples.push(
+  { manifests: kyvernoCorpus, object: "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default, labels: {app: a}}\nspec: {containers: []}\n" },
+  { manifests: kyvernoCorpus, object: JSON.stringify({ ...deployment, metadata: { name: "web", namespace: "default" } }) },
+);
 // The same objects as JSON text too, so mutations reach the plain-JSON fast path and its
 // fallback to the positions loader (issue 13); converted by the package itself.
 for (const e of [...examples]) {

@@ -440,13 +440,19 @@ test('examples: index.json lists existing files; every manifest holds a policy a
     if (ex.source !== undefined) assert.equal(exampleSource(ex), ex.source, `${ex.name}: source is not an https URL`);
     assert.ok(['Apache-2.0', 'CC-BY-4.0'].includes(ex.license), `${ex.name}: license ${ex.license}`);
     const m = fs.readFileSync(new URL(ex.manifests, dir), 'utf8');
-    assert.match(m, /^apiVersion: admissionregistration\.k8s\.io\/v1\nkind: ValidatingAdmissionPolicy$/m, ex.name);
-    assert.match(m, /^kind: ValidatingAdmissionPolicyBinding$/m, ex.name);
-    assert.match(m, /validationActions: \[/, ex.name);
+    // A Kyverno example holds a ClusterPolicy or Policy instead (docs/kyverno-semantics.md).
+    const kyverno = /^apiVersion: kyverno\.io\/v1\nkind: (Cluster)?Policy$/m.test(m);
+    if (!kyverno) {
+      assert.match(m, /^apiVersion: admissionregistration\.k8s\.io\/v1\nkind: ValidatingAdmissionPolicy$/m, ex.name);
+      assert.match(m, /^kind: ValidatingAdmissionPolicyBinding$/m, ex.name);
+      assert.match(m, /validationActions: \[/, ex.name);
+    }
     assert.ok(!/\t/.test(m), `${ex.name}: tab in YAML`);
     assert.equal(typeof ex.expect?.allowed, 'boolean', `${ex.name}: expect.allowed`);
     for (const { expect } of [ex, second]) {
-      if (!expect.allowed) assert.match(expect.message, / is forbidden: ValidatingAdmissionPolicy '/, ex.name);
+      if (expect.allowed) continue;
+      if (!kyverno) assert.match(expect.message, / is forbidden: ValidatingAdmissionPolicy '/, ex.name);
+      else assert.match(expect.message, /^admission webhook "validate\.kyverno\.svc-(fail|ignore)" denied the request: /, ex.name);
     }
   }
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.yaml'));
@@ -566,4 +572,36 @@ test('kubectlLines: what kubectl prints for Forbidden, Invalid (from its cause) 
   assert.deepEqual(kubectlLines({ response: { allowed: true, warnings: [] } }), []);
   const text = textOf(renderResult(invalid).tree);
   assert.ok(text.includes('kubectl says') && text.includes('The deployments "d" is invalid: : m'));
+});
+
+test('render: Kyverno results show each rule, its result and action; user text stays text', () => {
+  const kyverno = {
+    policies: [
+      {
+        kind: 'ClusterPolicy', name: 'pod-hygiene', reason: 'evaluated',
+        rules: [
+          { name: 'autogen-<img src=x onerror=alert(1)>', result: 'fail', message: 'image <b>nginx</b> uses :latest', action: 'Enforce', path: 'spec.rules[0]', evaluations: [] },
+          { name: 'pattern-rule', action: 'Audit', unsupported: 'validate.pattern is evaluated by Kyverno without CEL', path: 'spec.rules[1]', evaluations: [] },
+        ],
+        notMatched: [{ rule: 'other', reason: 'rule other not matched:\n 1. kind does not match [Service]' }],
+        validatingAdmissionPolicy: { generated: false, message: 'skip generating ValidatingAdmissionPolicy: multiple rules are not applicable.' },
+      },
+    ],
+    webhooks: [{ name: 'validate.kyverno.svc-fail', policies: ['ClusterPolicy/pod-hygiene'], allowed: false, message: 'm', warnings: [] }],
+    response: { allowed: false, warnings: [], auditAnnotations: {} },
+  };
+  const { tree } = renderResult({ ...deniedResult, kyverno });
+  const text = textOf(tree);
+  assert.match(text, /Kyverno policies/);
+  assert.match(text, /ClusterPolicy pod-hygiene/);
+  assert.match(text, /autogen-<img src=x onerror=alert\(1\)>/);
+  assert.match(text, /image <b>nginx<\/b> uses :latest/);
+  assert.match(text, /not evaluated by vap-eval: validate\.pattern/);
+  assert.match(text, /multiple rules are not applicable/);
+  assert.match(text, /validate\.kyverno\.svc-fail: denied \(ClusterPolicy\/pod-hygiene\)/);
+  // No element is made from user text: only the renderer's own tags.
+  const tags = new Set(elementsOf(tree).map((e) => e.tag));
+  for (const t of tags) assert.ok(['section', 'div', 'h3', 'h4', 'h5', 'p', 'span', 'details', 'summary', 'ul', 'li', 'pre', 'table', 'tr', 'td', 'th', 'tbody', 'thead', 'code', 'strong', 'em'].includes(t), t);
+  // Without Kyverno policies there is no Kyverno section.
+  assert.doesNotMatch(textOf(renderResult(deniedResult).tree), /Kyverno policies/);
 });

@@ -29,6 +29,8 @@ import type {
   ChangeReason,
   ExpressionOptions,
   ExpressionResult,
+  KyvernoResult,
+  KyvernoRuleResult,
   ParamEvaluation,
   PolicySetOptions,
   PolicyTrace,
@@ -179,4 +181,17 @@ export function useTypeChecking(schemaText: string): string {
   // @ts-expect-error objectKind is "<apiVersion>/<Kind>"
   evaluateExpression("object", {}, { objectKind: { kind: "Pod" } });
   return [warnings.map((w) => w.fieldRef + w.warning).join(), kinds.join(), item?.label, item?.kind, c.from, c.to, t, h.documentation, e.type].join(" ");
+}
+
+// Kyverno results (docs/result-format.md): present only with Kyverno policies.
+export function kyverno(r: EvaluateResult): string[] {
+  const k: KyvernoResult | undefined = r.kyverno;
+  if (!k) return [];
+  const rule: KyvernoRuleResult | undefined = k.policies[0]?.rules[0];
+  const result: "pass" | "fail" | "warn" | "error" | "skip" | undefined = rule?.result;
+  // @ts-expect-error the result is one of Kyverno's five words, not any string
+  const wrong: "passed" | undefined = rule?.result;
+  const webhooks: string[] = k.webhooks.map((w) => `${w.name} ${w.allowed}`);
+  const allowed: boolean = k.response.allowed;
+  return [String(result), String(wrong), ...webhooks, String(allowed)];
 }

@@ -1,0 +1,507 @@
+//! Kyverno policies (`ClusterPolicy`, `Policy`; kyverno.io/v1) with CEL validate rules,
+//! evaluated for one admission request as Kyverno's admission controller does — a sibling of
+//! the VAP pipeline over the same manifests, request, selectors, params and CEL compilation.
+//! The contract is `docs/kyverno-semantics.md` (§ numbers below refer to it).
+//!
+//! 1. [`policy`] — read the policies from the manifests (§1).
+//! 2. [`autogen`] — the rules Kyverno generates for Pod controllers (§4).
+//! 3. [`matching`] — `match`/`exclude`, with [`wildcard`]s and the user's roles (§3).
+//! 4. [`engine`] — per policy: rules in order, `applyRules`, the CEL handler (§2, §5).
+//! 5. [`webhook`] — which policies and rules each of Kyverno's webhooks evaluates, whether it
+//!    blocks, its message ([`yaml_go`]) and warnings (§5, §6).
+//!
+//! [`evaluate`] is the entry point (also for the CLI's `kyverno-test.yaml` support).
+
+pub mod autogen;
+pub mod diagnostics;
+pub mod engine;
+pub mod matching;
+pub mod policy;
+pub mod vap;
+pub mod webhook;
+pub mod wildcard;
+pub mod yaml_go;
+
+use crate::admission::compile::{CelCompiler, CompiledPolicy};
+use crate::admission::dispatcher::AdmissionResponse;
+use crate::admission::manifests::Source;
+use crate::admission::policy_set::PolicySet;
+use crate::admission::request::AdmissionRequest;
+use crate::admission::trace::ParamEvaluation;
+use crate::cel::compile::Compiled;
+use crate::diagnostic::{Diagnostic, SourceRef, Span};
+use crate::environment::{EnvironmentMode, KubeVersion};
+use engine::{Context, RuleStatus};
+use matching::RequestInfo;
+use policy::{is_enforce, KyvernoPolicy};
+use serde::Serialize;
+use serde_json::Value as Json;
+
+/// The Kubernetes CEL environment Kyverno's CEL rules compile in: Kyverno 1.18 builds it from
+/// `environment.DefaultCompatibilityVersion()` of the k8s.io/apiserver it vendors (v0.36 →
+/// 1.35), whatever the cluster's version (§2.2).
+pub const CEL_ENVIRONMENT_VERSION: KubeVersion = KubeVersion { minor: 35 };
+
+/// What `evaluate(input).kyverno` holds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
+pub struct KyvernoResult {
+    /// Every Kyverno policy of the manifests, in input order, evaluated with all its rules.
+    pub policies: Vec<KyvernoPolicyResult>,
+    /// Kyverno's two validating webhooks (`…-ignore`, `…-fail`): what each evaluated and
+    /// answered.
+    pub webhooks: Vec<KyvernoWebhookResult>,
+    /// Kyverno's part of the response: denied when a webhook denied (the first, in the
+    /// order above), with the apiserver's status; the warnings of both.
+    pub response: AdmissionResponse,
+}
+
+/// One policy.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
+pub struct KyvernoPolicyResult {
+    /// `ClusterPolicy` or `Policy`.
+    pub kind: String,
+    pub name: String,
+    /// Absent for a ClusterPolicy.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub namespace: String,
+    /// Why the policy was or was not evaluated.
+    pub reason: String,
+    /// The rules Kyverno reports (matched rules, in evaluation order, auto-generated ones
+    /// included).
+    pub rules: Vec<KyvernoRuleResult>,
+    /// Rules that did not select the request, with Kyverno's reason.
+    pub not_matched: Vec<KyvernoNotMatched>,
+    /// ClusterPolicies: the ValidatingAdmissionPolicy Kyverno generates from the CEL rule, or
+    /// why it does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub validating_admission_policy: Option<KyvernoGeneratedVap>,
+}
+
+/// The ValidatingAdmissionPolicy Kyverno generates from a ClusterPolicy (§7).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
+pub struct KyvernoGeneratedVap {
+    pub generated: bool,
+    /// Kyverno's reason when not generated.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub message: String,
+    /// The policy and binding (`cpol-<name>`, `cpol-<name>-binding`); they are evaluated with
+    /// the other ValidatingAdmissionPolicies (top-level `policies`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "Record<string, unknown>"))]
+    pub policy: Option<crate::admission::types::ValidatingAdmissionPolicy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "Record<string, unknown>"))]
+    pub binding: Option<crate::admission::types::ValidatingAdmissionPolicyBinding>,
+}
+
+/// One rule's result in Kyverno's terms.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
+pub struct KyvernoRuleResult {
+    pub name: String,
+    /// Absent when vap-eval could not evaluate the rule (`unsupported` says why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(optional, type = "\"pass\" | \"fail\" | \"warn\" | \"error\" | \"skip\"")
+    )]
+    pub result: Option<&'static str>,
+    /// Kyverno's message (`Validation rule 'x' passed.`, the failed validation's message, …).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub message: String,
+    /// `Enforce` or `Audit`: the failure action that applies to this request.
+    pub action: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub unsupported: Option<String>,
+    /// `spec.rules[i]` of the written rule (generated rules name the rule they come from).
+    pub path: String,
+    /// The CEL evaluation, one per param (the VAP trace format).
+    pub evaluations: Vec<ParamEvaluation>,
+}
+
+/// A rule that did not match.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
+pub struct KyvernoNotMatched {
+    pub rule: String,
+    pub reason: String,
+}
+
+/// One of Kyverno's webhooks.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
+pub struct KyvernoWebhookResult {
+    pub name: String,
+    /// The Enforce-path policies it evaluated.
+    pub policies: Vec<String>,
+    pub allowed: bool,
+    /// Kyverno's denial message (before the apiserver's prefix).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub message: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+/// The Kyverno policies of the manifests, with their load problems.
+pub struct Loaded {
+    pub policies: Vec<KyvernoPolicy>,
+    /// `vaps[i]`: what VAP generation gave for `policies[i]`.
+    pub vaps: Vec<Result<vap::Generated, String>>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    /// The generated policies and bindings as one JSON document each (`---`-separated), to be
+    /// evaluated with the other ValidatingAdmissionPolicies; empty when none is generated.
+    pub fn generated_documents(&self) -> String {
+        let mut out = String::new();
+        for g in self.vaps.iter().flatten() {
+            // The same serializer the result goes through (no second one in the wasm).
+            let docs = [serde_json::to_string(&g.policy), serde_json::to_string(&g.binding)];
+            for v in docs.into_iter().flatten() {
+                out.push_str("\n---\n");
+                out.push_str(&v);
+            }
+        }
+        out
+    }
+}
+
+fn located(set: &PolicySet, d: Diagnostic, source: &Source, path: &str) -> Diagnostic {
+    match set.manifests.locate(source, path) {
+        Some((document, pos)) => d.with_span(pos.span, SourceRef::Manifest { document }),
+        None => d,
+    }
+}
+
+/// Read every `ClusterPolicy`/`Policy` (kyverno.io) of the manifests, in input order.
+pub fn load(set: &PolicySet) -> Loaded {
+    load_with(set, true)
+}
+
+/// [`load`], with the CEL compile diagnostics (`compile`) or without (evaluation, which
+/// compiles each rule as Kyverno does).
+pub fn load_with(set: &PolicySet, compile: bool) -> Loaded {
+    let mut out = Loaded { policies: Vec::new(), vaps: Vec::new(), diagnostics: Vec::new() };
+    let catalog = set.manifests.catalog();
+    for doc in &set.manifests.documents {
+        let kind = doc.value.get("kind").and_then(Json::as_str).unwrap_or_default();
+        let objects: Vec<(String, &Json)> = match doc.value.get("items").and_then(Json::as_array) {
+            Some(items) if kind.ends_with("List") => {
+                items.iter().enumerate().map(|(i, it)| (format!("items[{i}]"), it)).collect()
+            }
+            _ => vec![(String::new(), &doc.value)],
+        };
+        for (path, obj) in objects {
+            let api_version = obj.get("apiVersion").and_then(Json::as_str).unwrap_or_default();
+            let kind = obj.get("kind").and_then(Json::as_str).unwrap_or_default();
+            let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+            if group != policy::GROUP || !matches!(kind, "ClusterPolicy" | "Policy") {
+                continue;
+            }
+            let source = Source { document: doc.index, path };
+            if !matches!(version, "v1" | "v2beta1") {
+                let d = diagnostics::unsupported_api_version(api_version, kind);
+                out.diagnostics.push(located(set, d, &source, ""));
+                continue;
+            }
+            let (mut p, problems) = policy::decode(obj, source.clone());
+            let object = p.display();
+            if p.kind == "Policy" && p.namespace.is_empty() {
+                p.namespace = "default".into();
+                let d = diagnostics::policy_without_namespace(&object);
+                out.diagnostics.push(located(set, d, &source, "metadata"));
+            }
+            for (path, message) in problems {
+                let d = diagnostics::invalid_field(&object, &path, &message);
+                out.diagnostics.push(located(set, d, &source, &path));
+            }
+            if compile {
+                out.diagnostics.extend(compile_diagnostics(set, &p));
+            }
+            let generated = vap::generate(&p, &catalog);
+            p.vap_generated = generated.is_ok();
+            out.vaps.push(generated);
+            out.policies.push(p);
+        }
+    }
+    out
+}
+
+/// Kyverno's CEL compiler (StoredExpressions of [`CEL_ENVIRONMENT_VERSION`]).
+pub fn compiler() -> CelCompiler {
+    CelCompiler::new(CEL_ENVIRONMENT_VERSION, EnvironmentMode::StoredExpressions)
+}
+
+/// Positioned `cel-compile` diagnostics for the CEL rules of `p` as written.
+fn compile_diagnostics(set: &PolicySet, p: &KyvernoPolicy) -> Vec<Diagnostic> {
+    let compiler = compiler();
+    let text = &set.text;
+    let object = p.display();
+    let mut out = Vec::new();
+    for rule in &p.spec.rules {
+        let Some(v) = &rule.validate else { continue };
+        let Some(cel) = &v.cel else { continue };
+        let vap = engine::policy_for_rule(rule, cel, &v.message);
+        let compiled = CompiledPolicy::new(&vap, &compiler);
+        let base = &rule.path;
+        let mut push = |path: String, c: &Compiled| {
+            if c.error.is_none() {
+                return;
+            }
+            let whole = set.manifests.locate(&p.source, &path);
+            for issue in &c.issues {
+                let mut d = Diagnostic::error("cel-compile", issue.message.clone())
+                    .with_field(format!("{object}: {path}"));
+                let span = issue.span.and_then(|span| {
+                    let at = |o: u32| {
+                        set.manifests
+                            .locate_in_string(text, &p.source, &path, &c.source, o as usize)
+                    };
+                    let start = at(span.start)?.start;
+                    let end = at(span.end).map(|s| s.start).unwrap_or(start);
+                    Some(Span { start, end: end.max(start) })
+                });
+                match (span, whole) {
+                    (Some(s), Some((document, _))) => {
+                        d = d.with_span(s, SourceRef::Manifest { document })
+                    }
+                    (None, Some((document, pos))) => {
+                        d = d.with_span(pos.span, SourceRef::Manifest { document })
+                    }
+                    _ => {}
+                }
+                out.push(d);
+            }
+        };
+        let cp = format!("{base}.validate.cel");
+        for (i, v) in compiled.variables.iter().enumerate() {
+            push(format!("{cp}.variables[{i}].expression"), &v.compiled);
+        }
+        for (i, (_, c)) in compiled.match_conditions.iter().enumerate() {
+            push(format!("{base}.celPreconditions[{i}].expression"), c);
+        }
+        for (i, v) in compiled.validations.iter().enumerate() {
+            push(format!("{cp}.expressions[{i}].expression"), &v.expression);
+            if let Some(m) = &v.message_expression {
+                push(format!("{cp}.expressions[{i}].messageExpression"), m);
+            }
+        }
+        for (i, (_, c)) in compiled.audit_annotations.iter().enumerate() {
+            push(format!("{cp}.auditAnnotations[{i}].valueExpression"), c);
+        }
+    }
+    out
+}
+
+/// What [`evaluate`] returns.
+pub struct Evaluation {
+    pub result: KyvernoResult,
+    /// Request-dependent diagnostics (unsupported rules, an assumed namespace); load
+    /// diagnostics come from [`load`].
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Evaluate `request` against the Kyverno policies of `set` as Kyverno's admission controller
+/// does: each policy with all its rules (`result.policies`), and each webhook with the
+/// policies and rules it evaluates (`result.webhooks`, `result.response`). `None` when the
+/// manifests hold no Kyverno policy.
+///
+/// This is also the library function for Kyverno CLI tests (`kyverno-test.yaml`): a test's
+/// expected `result` for (policy, rule, resource) is the rule's `result` in
+/// `result.policies` for a CREATE of that resource.
+pub fn evaluate(set: &PolicySet, request: &AdmissionRequest) -> Option<Evaluation> {
+    evaluate_loaded(set, &load_with(set, false), request)
+}
+
+/// [`evaluate`] with the policies already loaded.
+pub fn evaluate_loaded(
+    set: &PolicySet,
+    loaded: &Loaded,
+    request: &AdmissionRequest,
+) -> Option<Evaluation> {
+    if loaded.policies.is_empty() {
+        return None;
+    }
+    let mut diags = Vec::new();
+    let manifests = &set.manifests;
+    let resource = request.object.as_ref().or(request.old_object.as_ref());
+    let ns_name = if request.kind.kind == "Namespace" { "" } else { request.namespace.as_str() };
+    let ns_object = (!ns_name.is_empty()).then(|| manifests.namespaces.get(ns_name)).flatten();
+    if !ns_name.is_empty() && ns_object.is_none() {
+        diags.push(diagnostics::namespace_assumed(ns_name));
+    }
+    let labels = ns_object.map(crate::admission::labels::object_labels).unwrap_or_default();
+    let u = &request.user_info;
+    let (roles, cluster_roles) =
+        matching::role_refs(&manifests.rbac, &u.username, &u.groups, &request.namespace);
+    let info = RequestInfo {
+        username: u.username.clone(),
+        uid: u.uid.clone(),
+        groups: u.groups.clone(),
+        has_extra: !u.extra.is_empty(),
+        roles,
+        cluster_roles,
+    };
+    let compiler = compiler();
+    let cx = Context { set, request, info: &info, namespace_labels: &labels, compiler: &compiler };
+    let resource_ns = resource
+        .and_then(|r| r.get("metadata"))
+        .and_then(|m| m.get("namespace"))
+        .and_then(Json::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let mut result = KyvernoResult::default();
+    for (p, generated) in loaded.policies.iter().zip(&loaded.vaps) {
+        let mut pr = KyvernoPolicyResult {
+            kind: p.kind.clone(),
+            name: p.name.clone(),
+            namespace: p.namespace.clone(),
+            ..Default::default()
+        };
+        if p.kind == "ClusterPolicy" {
+            pr.validating_admission_policy = Some(match generated {
+                Ok(g) => KyvernoGeneratedVap {
+                    generated: true,
+                    message: String::new(),
+                    policy: Some(g.policy.clone()),
+                    binding: Some(g.binding.clone()),
+                },
+                Err(e) => KyvernoGeneratedVap { message: e.clone(), ..Default::default() },
+            });
+        }
+        if !p.spec.admission {
+            pr.reason = "spec.admission is false: Kyverno does not evaluate it at admission".into();
+            result.policies.push(pr);
+            continue;
+        }
+        match engine::validate_policy(&cx, p, &p.spec.rules) {
+            None => {
+                pr.reason =
+                    format!("a Policy applies only to resources in its namespace {:?}", p.namespace)
+            }
+            Some(er) => {
+                pr.reason = if p.vap_generated {
+                    "its CEL rule is evaluated by the generated ValidatingAdmissionPolicy (see validatingAdmissionPolicy and the top-level policies)".into()
+                } else if er.rules.is_empty() {
+                    "no rule matched the request".into()
+                } else {
+                    "evaluated".into()
+                };
+                for r in &er.rules {
+                    let action = webhook::failure_action_for_rule(
+                        &p.spec,
+                        &er.computed,
+                        &r.name,
+                        &resource_ns,
+                        &labels,
+                    );
+                    if let Some(why) = &r.unsupported {
+                        diags.push(located(
+                            set,
+                            diagnostics::unsupported_rule(&p.display(), &r.path, &r.name, why),
+                            &p.source,
+                            &r.path,
+                        ));
+                    }
+                    pr.rules.push(KyvernoRuleResult {
+                        name: r.name.clone(),
+                        result: r.status.map(RuleStatus::as_str),
+                        message: r.message.clone(),
+                        action: if is_enforce(&action) { "Enforce" } else { "Audit" }.into(),
+                        unsupported: r.unsupported.clone(),
+                        path: r.path.clone(),
+                        evaluations: r.evaluations.clone(),
+                    });
+                }
+                pr.not_matched = er
+                    .not_matched
+                    .into_iter()
+                    .map(|(rule, reason)| KyvernoNotMatched { rule, reason })
+                    .collect();
+            }
+        }
+        result.policies.push(pr);
+    }
+    // The webhooks: the policy cache sees the request's Namespace object (none for
+    // cluster-scoped requests).
+    let ns = (!ns_name.is_empty()).then_some(webhook::Namespace { name: ns_name, labels: &labels });
+    let mut response = AdmissionResponse { allowed: true, ..Default::default() };
+    for (name, ignore) in webhook::WEBHOOKS {
+        let w = webhook::call(&cx, &loaded.policies, name, ignore, ns.as_ref());
+        if w.incomplete {
+            diags.push(diagnostics::response_incomplete(name));
+        }
+        if let (Some(message), true) = (&w.denied, response.allowed) {
+            response.allowed = false;
+            response.status = Some(webhook::denial_status(name, message));
+        }
+        response.warnings.extend(w.warnings.iter().cloned());
+        result.webhooks.push(KyvernoWebhookResult {
+            name: name.to_string(),
+            policies: w.evaluated,
+            allowed: w.denied.is_none(),
+            message: w.denied,
+            warnings: w.warnings,
+        });
+    }
+    result.response = response;
+    Some(Evaluation { result, diagnostics: diags })
+}
+
+/// Evaluate one resource as the Kyverno CLI's `apply`/`test` do: a CREATE of `resource` (its
+/// kind, resource and namespace derived from the object and the catalog) by `user` (none: no
+/// request information, so user filters are ignored in `match`). For `kyverno-test.yaml`, the
+/// expected `result` of (policy, rule, resource) is the rule's `result` in
+/// `result.policies` (a rule Kyverno reports nothing for — not matched — is absent). `None`
+/// when the request cannot be formed (the diagnostics say why) or there is no Kyverno policy.
+pub fn evaluate_resource(
+    set: &PolicySet,
+    resource: &Json,
+    user: Option<crate::admission::request::UserInfo>,
+) -> (Option<Evaluation>, Vec<Diagnostic>) {
+    let input = crate::admission::request::RequestInput {
+        operation: Some("CREATE".into()),
+        user_info: user,
+        object: Some(resource.clone()),
+        ..Default::default()
+    };
+    let (request, diagnostics) =
+        crate::admission::request::derive_request(&input, &set.manifests.catalog());
+    (request.and_then(|r| evaluate(set, &r)), diagnostics)
+}
+
+/// Combine the VAP plugin's response with Kyverno's webhooks as the apiserver orders them:
+/// ValidatingAdmissionPolicy runs before the validating webhooks, so a VAP denial is the
+/// answer (Kyverno is not called); otherwise Kyverno's denial, and the warnings of both through
+/// the apiserver's warning recorder.
+pub fn combine(vap: &mut AdmissionResponse, kyverno: &AdmissionResponse) {
+    if !vap.allowed {
+        return;
+    }
+    // The webhook's warnings go through the same recorder as the policies' (dedup, header
+    // validity, size budget: vap-semantics.md §2.4).
+    let mut recorder = crate::admission::decision::WarningRecorder::default();
+    for w in vap.warnings.iter().chain(&kyverno.warnings) {
+        recorder.add(w);
+    }
+    vap.warnings = recorder.texts();
+    if !kyverno.allowed {
+        vap.allowed = false;
+        vap.status = kyverno.status.clone();
+    }
+}

@@ -1,0 +1,304 @@
+//! Kyverno's validating webhook for one request: which policies and rules it evaluates
+//! (`pkg/policycache`: enforce / audit-warn selection and the per-namespace failure-action
+//! filter), whether it blocks (`pkg/utils/engine.BlockRequest`, `EngineResponse
+//! .HasEnforcedFailure`), its denial message (`webhookutils.GetBlockedMessages`) and warnings
+//! (`GetWarningMessages`), and what the apiserver makes of them (`ToStatusErr`).
+//! `docs/kyverno-semantics.md` §5, §6.
+
+use super::engine::{validate_policy, Context, EngineResponse, RuleStatus};
+use super::matching::check_selector;
+use super::policy::{is_enforce, is_valid_action, ActionOverride, KyvernoPolicy, Rule, Spec};
+use super::wildcard::matches as wildcard;
+use crate::admission::decision::{Status, StatusDetails};
+use crate::admission::labels::Selector;
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+
+/// Kyverno's resource validating webhooks, in the order its configuration lists them.
+pub const WEBHOOKS: [(&str, bool); 2] =
+    [("validate.kyverno.svc-ignore", true), ("validate.kyverno.svc-fail", false)];
+
+/// The request's namespace as the policy cache sees it: `None` for cluster-scoped requests
+/// (and unknown namespaces).
+pub struct Namespace<'a> {
+    pub name: &'a str,
+    pub labels: &'a BTreeMap<String, String>,
+}
+
+/// `computeEnforcePolicy` and the rules' own actions: whether the policy is cached as an
+/// Enforce policy.
+pub fn is_enforce_policy(spec: &Spec, computed: &[Rule]) -> bool {
+    is_enforce(&spec.validation_failure_action)
+        || spec.validation_failure_action_overrides.iter().any(|o| is_enforce(&o.action))
+        || computed.iter().filter_map(|r| r.validate.as_ref()).any(|v| {
+            v.failure_action.as_deref().is_some_and(is_enforce)
+                || v.failure_action_overrides.iter().any(|o| is_enforce(&o.action))
+        })
+}
+
+/// `checkValidationFailureActionOverrides(enforce, namespace, policy)`: the validate rules
+/// whose action for this namespace is Enforce (`enforce`) or Audit.
+pub fn rules_with_action(spec: &Spec, enforce: bool, ns: Option<&Namespace<'_>>) -> Vec<Rule> {
+    let mut out = Vec::new();
+    for rule in &spec.rules {
+        let Some(v) = &rule.validate else { continue };
+        let action = v.failure_action.as_deref().unwrap_or(&spec.validation_failure_action);
+        let overrides = if v.failure_action_overrides.is_empty() {
+            &spec.validation_failure_action_overrides
+        } else {
+            &v.failure_action_overrides
+        };
+        let mut matched = false;
+        for o in overrides {
+            let names = o.namespaces.as_deref().unwrap_or_default();
+            let hit = if names.is_empty() && o.namespace_selector.is_none() {
+                true
+            } else if let Some(ns) = ns {
+                names.iter().any(|p| wildcard(p, ns.name))
+                    || o.namespace_selector.as_ref().is_some_and(|s| {
+                        Selector::from_label_selector(s).is_ok_and(|s| s.matches(ns.labels))
+                    })
+            } else {
+                false
+            };
+            if hit {
+                matched = true;
+                if is_enforce(&o.action) == enforce {
+                    out.push(rule.clone());
+                }
+                break;
+            }
+        }
+        if !matched && is_enforce(action) == enforce {
+            out.push(rule.clone());
+        }
+    }
+    out
+}
+
+/// `matchOverride`: the action of the first valid override that applies to the resource's
+/// namespace.
+fn match_override(
+    overrides: &[ActionOverride],
+    resource_ns: &str,
+    labels: &BTreeMap<String, String>,
+) -> Option<String> {
+    let selector_ok = |o: &ActionOverride| {
+        o.namespace_selector.as_ref().is_none_or(|s| check_selector(s, labels).unwrap_or(false))
+    };
+    for o in overrides.iter().filter(|o| is_valid_action(&o.action)) {
+        let applies = match &o.namespaces {
+            None => selector_ok(o),
+            Some(names) => names.iter().any(|n| wildcard(n, resource_ns)) && selector_ok(o),
+        };
+        if applies {
+            return Some(o.action.clone());
+        }
+    }
+    None
+}
+
+/// `ruleAction` for a validate rule.
+fn rule_action(
+    rule: &Rule,
+    resource_ns: &str,
+    labels: &BTreeMap<String, String>,
+) -> Option<String> {
+    let v = rule.validate.as_ref()?;
+    match_override(&v.failure_action_overrides, resource_ns, labels)
+        .or_else(|| v.failure_action.clone())
+}
+
+/// `failureActionForRule`: the rule's own action, else the policy's override or action; a
+/// name not among the computed rules gets the policy-wide action.
+pub fn failure_action_for_rule(
+    spec: &Spec,
+    computed: &[Rule],
+    name: &str,
+    resource_ns: &str,
+    labels: &BTreeMap<String, String>,
+) -> String {
+    let policy_wide = || {
+        match_override(&spec.validation_failure_action_overrides, resource_ns, labels)
+            .unwrap_or_else(|| spec.validation_failure_action.clone())
+    };
+    match computed.iter().find(|r| r.name == name) {
+        Some(r) => rule_action(r, resource_ns, labels).unwrap_or_else(policy_wide),
+        None => computed
+            .iter()
+            .find_map(|r| rule_action(r, resource_ns, labels))
+            .unwrap_or_else(policy_wide),
+    }
+}
+
+/// One policy's response in a webhook call.
+pub struct Evaluated<'p> {
+    pub policy: &'p KyvernoPolicy,
+    pub response: EngineResponse,
+}
+
+/// What one webhook returned.
+pub struct WebhookResponse {
+    pub name: &'static str,
+    /// The rejection message (`GetBlockedMessages`), when it blocks.
+    pub denied: Option<String>,
+    pub warnings: Vec<String>,
+    /// Enforce-path policies evaluated (`namespace/name` or `name`).
+    pub evaluated: Vec<String>,
+    /// A rule it evaluates is one vap-eval does not evaluate.
+    pub incomplete: bool,
+}
+
+fn resource_ns(cx: &Context<'_>) -> String {
+    cx.resource()
+        .get("metadata")
+        .and_then(|m| m.get("namespace"))
+        .and_then(Json::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// `HasEnforcedFailure`.
+fn has_enforced_failure(cx: &Context<'_>, e: &Evaluated<'_>) -> bool {
+    let ns = resource_ns(cx);
+    e.response.rules.iter().filter(|r| r.status == Some(RuleStatus::Fail)).any(|r| {
+        is_enforce(&failure_action_for_rule(
+            &e.policy.spec,
+            &e.response.computed,
+            &r.name,
+            &ns,
+            cx.namespace_labels,
+        ))
+    })
+}
+
+/// `GetBlockedMessages`.
+fn blocked_message(cx: &Context<'_>, responses: &[Evaluated<'_>]) -> String {
+    let mut failures: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for e in responses {
+        let rules: Vec<(String, String)> = e
+            .response
+            .rules
+            .iter()
+            .filter(|r| {
+                matches!(r.status, Some(RuleStatus::Fail | RuleStatus::Error | RuleStatus::Warn))
+            })
+            .map(|r| (r.name.clone(), r.message.clone()))
+            .collect();
+        if !rules.is_empty() {
+            // Keyed by policy name only: a Policy and a ClusterPolicy of the same name share an
+            // entry, the later one wins [quirk].
+            failures.retain(|(p, _)| *p != e.policy.name);
+            failures.push((e.policy.name.clone(), rules));
+        }
+    }
+    let r = cx.resource();
+    let get = |k: &str| {
+        r.get("metadata").and_then(|m| m.get(k)).and_then(Json::as_str).unwrap_or_default()
+    };
+    let kind = r.get("kind").and_then(Json::as_str).unwrap_or_default();
+    format!(
+        "\n\nresource {kind}/{}/{} was blocked due to the following policies \n\n{}",
+        get("namespace"),
+        get("name"),
+        super::yaml_go::encode(&failures)
+    )
+}
+
+/// `GetWarningMessages`: every fail, error and warn rule of the responses.
+fn warning_messages(responses: &[Evaluated<'_>]) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in responses {
+        for r in &e.response.rules {
+            if matches!(r.status, Some(RuleStatus::Fail | RuleStatus::Error | RuleStatus::Warn)) {
+                out.push(format!("policy {}.{}: {}", e.policy.name, r.name, r.message));
+            }
+        }
+    }
+    out
+}
+
+/// One webhook call (`HandleValidationEnforce`) over the policies of its failure policy.
+pub fn call(
+    cx: &Context<'_>,
+    policies: &[KyvernoPolicy],
+    name: &'static str,
+    ignore: bool,
+    ns: Option<&Namespace<'_>>,
+) -> WebhookResponse {
+    let mut enforce: Vec<Evaluated<'_>> = Vec::new();
+    let mut audit_warn: Vec<Evaluated<'_>> = Vec::new();
+    let request_ns = ns.map(|n| n.name).unwrap_or_default();
+    for p in policies {
+        if p.spec.failure_policy_ignore != ignore || !p.spec.admission {
+            continue;
+        }
+        if !p.namespace.is_empty() && p.namespace != request_ns {
+            continue;
+        }
+        let (computed, _) = super::autogen::compute_rules(p, "");
+        let enforce_policy = is_enforce_policy(&p.spec, &computed);
+        let (enforce_rules, warn_rules) = if enforce_policy {
+            let e = rules_with_action(&p.spec, true, ns);
+            let w = if p.spec.emit_warning {
+                rules_with_action(&p.spec, false, ns)
+            } else {
+                Vec::new()
+            };
+            (e, w)
+        } else {
+            // The cache hands over an Audit policy whole.
+            let w = if p.spec.emit_warning { p.spec.rules.clone() } else { Vec::new() };
+            (Vec::new(), w)
+        };
+        for (rules, list) in [(enforce_rules, &mut enforce), (warn_rules, &mut audit_warn)] {
+            if rules.is_empty() {
+                continue;
+            }
+            if let Some(response) = validate_policy(cx, p, &rules) {
+                list.push(Evaluated { policy: p, response });
+            }
+        }
+    }
+    let evaluated = enforce.iter().map(|e| e.policy.display()).collect();
+    let incomplete = enforce
+        .iter()
+        .chain(&audit_warn)
+        .any(|e| e.response.rules.iter().any(|r| r.unsupported.is_some()));
+    let blocked = enforce.iter().any(|e| {
+        has_enforced_failure(cx, e)
+            || (!ignore && e.response.rules.iter().any(|r| r.status == Some(RuleStatus::Error)))
+    });
+    if blocked {
+        return WebhookResponse {
+            name,
+            denied: Some(blocked_message(cx, &enforce)),
+            warnings: Vec::new(),
+            evaluated,
+            incomplete,
+        };
+    }
+    let mut all = enforce;
+    all.extend(audit_warn);
+    WebhookResponse { name, denied: None, warnings: warning_messages(&all), evaluated, incomplete }
+}
+
+/// The rejection the apiserver returns for a webhook's denial (`webhookerrors.ToStatusErr`):
+/// code 400 (Kyverno sets none), no reason.
+pub fn denial_status(webhook: &str, message: &str) -> Status {
+    Status {
+        kind: "Status",
+        api_version: "v1",
+        metadata: BTreeMap::new(),
+        status: "Failure",
+        message: format!("admission webhook \"{webhook}\" denied the request: {message}"),
+        reason: String::new(),
+        details: StatusDetails {
+            name: String::new(),
+            group: String::new(),
+            kind: String::new(),
+            causes: Vec::new(),
+        },
+        code: 400,
+    }
+}
