@@ -155,3 +155,14 @@ pub fn typecheck_own(
     )
     .with_field(format!("ValidatingAdmissionPolicy/{policy}: {path}"))
 }
+
+/// No built-in schemas are registered for the version (the npm package ships them beside the
+/// wasm: `loadSchemas`): expressions are not type checked against built-in kinds.
+pub fn schemas_not_loaded(version: &str) -> Diagnostic {
+    Diagnostic::new(
+        Severity::Info,
+        "schemas-not-loaded",
+        format!("no built-in schemas are loaded for Kubernetes {version}: expressions are type checked only against CRDs and the input's schemas"),
+    )
+    .with_help("call loadSchemas(version, text) with the package's schemas/<version>.json first (the native library embeds them)")
+}

@@ -213,6 +213,9 @@ impl PolicySet {
         for t in &type_checks {
             diagnostics.extend(t.diagnostics.iter().cloned());
         }
+        if schemas.is_some() && sources.builtin.is_none() && !manifests.policies.is_empty() {
+            diagnostics.push(super::diagnostics::schemas_not_loaded(&version.to_string()));
+        }
         let rbac = if manifests.rbac.is_empty() {
             None
         } else {

@@ -8,6 +8,11 @@ const pkgDir = new URL("../../pkg/", import.meta.url);
 const wasm = await import(new URL("vap_eval.js", pkgDir));
 wasm.initSync({ module: fs.readFileSync(new URL("vap_eval_bg.wasm", pkgDir)) });
 const { evaluate, evaluateExpression, typecheck, PolicySet, supportedVersions } = wasm;
+// As a user of the package does: the built-in schemas beside the wasm, registered once.
+for (const f of fs.readdirSync(new URL("schemas/", pkgDir))) {
+  const m = /^(1\.\d+)\.json$/.exec(f);
+  if (m) wasm.loadSchemas(m[1], fs.readFileSync(new URL(`schemas/${f}`, pkgDir), "utf8"));
+}
 
 const example = (f) => fs.readFileSync(new URL(`../../www/examples/${f}`, import.meta.url), "utf8");
 const examples = JSON.parse(example("index.json")).examples;

@@ -55,8 +55,10 @@ spec:
   validations:
   - expression: "object.spec.replica > 1"
 `;
-  // Before loading: no schema, nothing checked.
-  assert.deepEqual(wasm.typecheck({ manifests, kubernetesVersion: "1.35" }).policies[0].typeChecking.expressionWarnings, []);
+  // Before loading: no schema, nothing checked, and an info diagnostic says why.
+  const before = wasm.typecheck({ manifests, kubernetesVersion: "1.35" });
+  assert.deepEqual(before.policies[0].typeChecking.expressionWarnings, []);
+  assert.deepEqual(before.diagnostics.map((d) => [d.code, d.severity]), [["schemas-not-loaded", "info"]]);
   assert.throws(() => wasm.loadSchemas("1.35", "{"), /schema bundle/);
   wasm.loadSchemas("1.35", fs.readFileSync(new URL("schemas/1.35.json", pkgDir), "utf8"));
   const r = wasm.typecheck({ manifests, kubernetesVersion: "1.35" });
@@ -64,6 +66,7 @@ spec:
     fieldRef: "spec.validations[0].expression",
     warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'\n | object.spec.replica > 1\n | ...........^\n",
   }]);
+  assert.ok(!r.diagnostics.some((d) => d.code === "schemas-not-loaded"));
   const d = r.diagnostics.find((d) => d.code === "cel-typecheck");
   assert.equal(d.severity, "warning");
   assert.equal(d.line, 12);
