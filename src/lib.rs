@@ -4,6 +4,7 @@ pub mod admission;
 pub mod api;
 // Many objects against one set of policies (the CLI's `audit`), and policy test files (`test`).
 pub mod audit;
+pub mod testing;
 // The CEL engine lives in its own crate (crates/vap-eval-cel) so the release profile can build
 // it for speed and the rest for size; its modules keep their paths here.
 pub use vap_eval_cel::diagnostic;
