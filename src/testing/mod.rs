@@ -170,6 +170,10 @@ pub fn run_file(path: &str, text: &str, read: ReadFile<'_>, version: Option<&str
         Format::VapEval => native::run(&doc, &files, version),
     };
     match cases {
+        // A file that defines no test must not pass silently.
+        Ok(cases) if cases.is_empty() => {
+            file_error(path, Some(format), format!("{path}: the file defines no tests"))
+        }
         Ok(cases) => FileReport { path: path.to_string(), format: Some(format), cases },
         Err(e) => file_error(path, Some(format), e),
     }

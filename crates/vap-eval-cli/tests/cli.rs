@@ -38,7 +38,12 @@ fn test_runs_kyverno_kaptest_and_native_files_and_writes_junit() {
     assert_eq!(o.status.code(), Some(0), "{out}\n{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.contains("15 passed, 0 failed, 0 skipped"), "{out}");
     // The shortcut warnings: no binding, matchConstraints that never select a Deployment.
-    assert!(out.contains("no ValidatingAdmissionPolicyBinding references policy \"require-team-label\""), "{out}");
+    assert!(
+        out.contains(
+            "no ValidatingAdmissionPolicyBinding references policy \"require-team-label\""
+        ),
+        "{out}"
+    );
     assert!(out.contains("kube-apiserver would not evaluate policy \"wrong-group\" for this object: resourceRules[0] differs in apiGroups"), "{out}");
     let xml = std::fs::read_to_string(&junit).unwrap();
     let doc = roxmltree::Document::parse(&xml).expect("valid XML");
@@ -76,20 +81,50 @@ fn a_failing_test_exits_1_with_a_diff_and_a_junit_failure() {
 
 #[test]
 fn eval_reads_the_object_from_stdin_and_answers_like_kubectl() {
-    let o = run(&["eval", "-f", &data("kyverno/policy.yaml"), &data("native/namespaces.yaml"), "--", "-"], Some(DEPLOYMENT));
+    let o = run(
+        &["eval", "-f", &data("kyverno/policy.yaml"), &data("native/namespaces.yaml"), "--", "-"],
+        Some(DEPLOYMENT),
+    );
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.starts_with("Error from server (Invalid): error when creating \"-\": deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'check-deployment-replicas' with binding 'check-deployment-replicas-binding' denied request: at most 2 replicas"), "{out}");
-    assert!(out.contains("validations[0] deny: object.spec.replicas <= 2 — at most 2 replicas → Deny"), "{out}");
+    assert!(
+        out.contains("validations[0] deny: object.spec.replicas <= 2 — at most 2 replicas → Deny"),
+        "{out}"
+    );
 
-    let o = run(&["eval", "-f", &data("kyverno/policy.yaml"), &data("native/namespaces.yaml"), "-o", "json", "--", "-"], Some(DEPLOYMENT));
+    let o = run(
+        &[
+            "eval",
+            "-f",
+            &data("kyverno/policy.yaml"),
+            &data("native/namespaces.yaml"),
+            "-o",
+            "json",
+            "--",
+            "-",
+        ],
+        Some(DEPLOYMENT),
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(v["response"]["allowed"], false);
     assert_eq!(v["response"]["status"]["code"], 422);
     assert_eq!(v["request"]["operation"], "CREATE");
 
     let small = DEPLOYMENT.replace("replicas: 5", "replicas: 1");
-    let o = run(&["eval", "-f", &data("kyverno/policy.yaml"), &data("native/namespaces.yaml"), "-o", "yaml", "--", "-"], Some(&small));
+    let o = run(
+        &[
+            "eval",
+            "-f",
+            &data("kyverno/policy.yaml"),
+            &data("native/namespaces.yaml"),
+            "-o",
+            "yaml",
+            "--",
+            "-",
+        ],
+        Some(&small),
+    );
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).contains("response:\n  allowed: true\n"), "{}", stdout(&o));
 }
@@ -112,10 +147,23 @@ fn check_renders_carets_and_exits_1_on_errors() {
 
 #[test]
 fn audit_reports_a_broken_document_and_goes_on() {
-    let o = run(&["audit", "-f", &data("kyverno/policy.yaml"), &data("native/namespaces.yaml"), "--", &data("audit/dump.yaml")], None);
+    let o = run(
+        &[
+            "audit",
+            "-f",
+            &data("kyverno/policy.yaml"),
+            &data("native/namespaces.yaml"),
+            "--",
+            &data("audit/dump.yaml"),
+        ],
+        None,
+    );
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
-    assert!(out.contains("4 objects: 2 denied, 0 with warnings, 1 could not be evaluated"), "{out}");
+    assert!(
+        out.contains("4 objects: 2 denied, 0 with warnings, 1 could not be evaluated"),
+        "{out}"
+    );
     assert!(out.contains("DENIED      Deployment staging/after-the-broken-one"), "{out}");
     assert!(out.contains("invalid YAML"), "{out}");
     assert!(!out.contains("staging/small"), "only notable objects are listed: {out}");
@@ -124,13 +172,28 @@ fn audit_reports_a_broken_document_and_goes_on() {
 #[test]
 fn audit_reads_json_lines_from_stdin_as_json() {
     let lines = "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"a\",\"namespace\":\"staging\"},\"spec\":{\"replicas\":9}}\n{\"broken\": \n{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"b\",\"namespace\":\"dev\"},\"spec\":{\"replicas\":9}}\n";
-    let o = run(&["audit", "-f", &data("kyverno/policy.yaml"), &data("native/namespaces.yaml"), "-o", "json", "--update", "--", "-"], Some(lines));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(&o)));
+    let o = run(
+        &[
+            "audit",
+            "-f",
+            &data("kyverno/policy.yaml"),
+            &data("native/namespaces.yaml"),
+            "-o",
+            "json",
+            "--update",
+            "--",
+            "-",
+        ],
+        Some(lines),
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(&o)));
     assert_eq!(v["summary"]["objects"], 3);
     assert_eq!(v["summary"]["denied"], 1);
     assert_eq!(v["summary"]["problems"], 1);
     assert_eq!(v["summary"]["assumedNamespaces"], 1);
-    let c = &v["summary"]["bindings"]["check-deployment-replicas"]["check-deployment-replicas-binding"];
+    let c =
+        &v["summary"]["bindings"]["check-deployment-replicas"]["check-deployment-replicas-binding"];
     assert_eq!((c["matched"].as_u64(), c["denied"].as_u64()), (Some(1), Some(1)));
     assert_eq!(v["objects"][0]["name"], "a");
     assert_eq!(v["objects"][1]["origin"]["line"], 2);
