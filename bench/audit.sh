@@ -14,6 +14,7 @@ cargo build --release -q -p vap-eval-cli --bin vap-eval --example parse_dump
 BIN=target/release/vap-eval
 PARSE=target/release/examples/parse_dump
 mapfile -t POLICIES < <(ls www/examples/*.yaml | grep -v -e '\.object\.yaml$' -e '\.request\.yaml$')
+FLAGS=(); for p in "${POLICIES[@]}"; do FLAGS+=(-f "$p"); done
 echo "dump: $DUMP ($(du -h "$DUMP" | cut -f1), $N objects); policies: ${#POLICIES[@]} example files"
 
 # run LABEL CMD…: prints objects/s and peak RSS from GNU time.
@@ -30,8 +31,8 @@ run() {
 }
 
 run parse-serde_json "$PARSE" "$DUMP"
-RAYON_NUM_THREADS=1 run audit-1-core "$BIN" audit -f "${POLICIES[@]}" -- "$DUMP"
-RAYON_NUM_THREADS=2 run audit-2-cores "$BIN" audit -f "${POLICIES[@]}" -- "$DUMP"
+RAYON_NUM_THREADS=1 run audit-1-core "$BIN" audit "${FLAGS[@]}" "$DUMP"
+RAYON_NUM_THREADS=2 run audit-2-cores "$BIN" audit "${FLAGS[@]}" "$DUMP"
 p=$(cat bench/.cache/last-parse-serde_json.txt)
 for c in audit-1-core audit-2-cores; do
   printf 'ratio %s / serde_json parse (objects/s): %.3f\n' "$c" "$(echo "$p / $(cat bench/.cache/last-$c.txt)" | bc -l)"

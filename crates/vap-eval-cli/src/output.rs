@@ -203,6 +203,25 @@ pub fn eval_text(
         _ => ("creating", "created"),
     };
     match (&r.response.status, &r.request) {
+        // kubectl's checkErr: an Invalid status with details is "The <resource> <name> is
+        // invalid: " and its causes as `field: message` (one cause printed alone, several as
+        // a list); any other reason "Error from server (<reason>): " and the message, which
+        // `create -f` prefixes with the file.
+        (Some(s), _) if s.reason == "Invalid" => {
+            let d = &s.details;
+            let head = if !d.kind.is_empty() || !d.name.is_empty() {
+                format!("The {} {:?} is invalid", d.kind, d.name)
+            } else {
+                "The request is invalid".to_string()
+            };
+            let causes: Vec<String> = d.causes.iter().map(|c| format!(": {}", c.message)).collect();
+            let line = match causes.len() {
+                0 => head,
+                1 => format!("{head}: {}", causes[0]),
+                _ => format!("{head}: [{}]", causes.join(", ")),
+            };
+            out.push_str(&paint.red(&line));
+        }
         (Some(s), _) => out.push_str(&paint.red(&format!(
             "Error from server ({}): error when {} \"{file}\": {}",
             s.reason, verb.0, s.message

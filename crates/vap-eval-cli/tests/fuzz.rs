@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Mutated test files and dumps never panic the library (the test runner and the audit
 //! reader and evaluator): every input gives results or diagnostics. Seeded, deterministic;
 //! `FUZZ_SEED` / `FUZZ_CASES` run longer campaigns. (The npm package does not expose these
