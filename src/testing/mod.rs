@@ -470,6 +470,134 @@ fn xml(s: &str) -> String {
 mod tests {
     use super::*;
 
+    fn run(files: &[(&str, &str)], test: &str) -> FileReport {
+        let map: std::collections::BTreeMap<String, String> =
+            files.iter().map(|(k, v)| (format!("t/{k}"), v.to_string())).collect();
+        let read = |p: &str| map.get(p).cloned().ok_or_else(|| "no such file".to_string());
+        run_file(&format!("t/{test}"), &map[&format!("t/{test}")], &read, None)
+    }
+
+    const POLICY: &str = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec:\n  failurePolicy: Fail\n  matchConstraints:\n    resourceRules:\n    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}\n  validations:\n  - expression: object.spec.replicas < 3\n";
+    const DEPLOY: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: team}\nspec: {replicas: 5}\n";
+
+    fn kyverno_test(result: &str) -> String {
+        format!("apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {{name: t}}\npolicies: [policy.yaml]\nresources: [resources.yaml]\nresults:\n- {{policy: p, kind: Deployment, resources: [d], result: {result}}}\n")
+    }
+
+    // Kyverno (pkg/admissionpolicy/validate.go): the namespace object carries only the values
+    // file's labels, not the apiserver's kubernetes.io/metadata.name, so a binding selecting on
+    // it does not match there: `skip`, where kube-apiserver would deny.
+    #[test]
+    fn kyverno_namespaces_have_only_the_values_labels() {
+        let binding = "---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec:\n  policyName: p\n  validationActions: [Deny]\n  matchResources:\n    namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: team}}\n";
+        let policy = format!("{POLICY}{binding}");
+        let r = run(
+            &[
+                ("policy.yaml", &policy),
+                ("resources.yaml", DEPLOY),
+                ("kyverno-test.yaml", &kyverno_test("skip")),
+            ],
+            "kyverno-test.yaml",
+        );
+        assert_eq!(r.cases[0].status, Status::Pass, "{:?}", r.cases);
+        let values =
+            "namespaceSelector:\n- {name: team, labels: {kubernetes.io/metadata.name: team}}\n";
+        let test = kyverno_test("fail") + "variables: values.yaml\n";
+        let r = run(
+            &[
+                ("policy.yaml", &policy),
+                ("resources.yaml", DEPLOY),
+                ("values.yaml", values),
+                ("kyverno-test.yaml", &test),
+            ],
+            "kyverno-test.yaml",
+        );
+        assert_eq!(r.cases[0].status, Status::Pass, "{:?}", r.cases);
+        assert!(r.cases[0].warnings.is_empty(), "{:?}", r.cases[0].warnings);
+    }
+
+    // A binding without validationActions is rejected by kube-apiserver (v1: Required value);
+    // Kyverno's CLI evaluates it anyway, and the test says so.
+    #[test]
+    fn kyverno_warns_when_the_apiserver_would_reject_the_binding() {
+        let binding = "---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: p}\n";
+        let policy = format!("{POLICY}{binding}");
+        let r = run(
+            &[
+                ("policy.yaml", &policy),
+                ("resources.yaml", DEPLOY),
+                ("kyverno-test.yaml", &kyverno_test("fail")),
+            ],
+            "kyverno-test.yaml",
+        );
+        let c = &r.cases[0];
+        assert_eq!(c.status, Status::Pass, "{c:?}");
+        assert!(
+            c.warnings.iter().any(|w| w.starts_with("kube-apiserver would reject ValidatingAdmissionPolicyBinding/b: spec.validationActions")),
+            "{:?}",
+            c.warnings
+        );
+    }
+
+    // kaptest (README, "Evaluation Results"): an error wins over a denial; failurePolicy does
+    // not matter; matchConstraints are not applied.
+    #[test]
+    fn kaptest_errors_win_and_match_constraints_are_ignored() {
+        let policy = POLICY
+            .replace("failurePolicy: Fail", "failurePolicy: Ignore")
+            .replace("apiGroups: [apps]", "apiGroups: [\"\"]")
+            + "  - expression: object.spec.missing == 1\n";
+        let test = "version: v1alpha1\npolicies: [policy.yaml]\nresources: [resources.yaml]\nvapTestSuites:\n- policy: p\n  tests:\n  - object: {kind: Deployment, name: d}\n    expect: error\n";
+        let r = run(
+            &[("policy.yaml", &policy), ("resources.yaml", DEPLOY), ("kaptest.yaml", test)],
+            "kaptest.yaml",
+        );
+        let c = &r.cases[0];
+        assert_eq!((c.status, c.actual.as_str()), (Status::Pass, "error"), "{c:?}");
+        assert!(c.warnings.iter().any(|w| w.contains("differs in apiGroups")), "{:?}", c.warnings);
+        assert!(
+            c.warnings.iter().any(|w| w.starts_with("no ValidatingAdmissionPolicyBinding")),
+            "{:?}",
+            c.warnings
+        );
+    }
+
+    #[test]
+    fn missing_files_and_empty_files_fail() {
+        let r = run(&[("kyverno-test.yaml", &kyverno_test("pass"))], "kyverno-test.yaml");
+        assert_eq!(r.cases.len(), 1);
+        assert_eq!(r.cases[0].status, Status::Fail);
+        assert!(r.cases[0].details[0].contains("t/policy.yaml: no such file"), "{:?}", r.cases[0]);
+        let r = run(&[("a.yaml", "kind: AdmissionTest\ntests: []\n")], "a.yaml");
+        assert_eq!(r.cases[0].status, Status::Fail);
+        assert!(r.cases[0].details[0].ends_with("the file defines no tests"));
+    }
+
+    #[test]
+    fn junit_is_one_suite_per_file_with_failures_and_skips() {
+        let mut c = CaseResult::new("a <b>".into(), "pass".into(), "fail".into());
+        c.warnings.push("w".into());
+        let mut s = CaseResult::new("s".into(), "x".into(), "x".into());
+        s.status = Status::Skipped;
+        let x = junit(&[FileReport {
+            path: "f&.yaml".into(),
+            format: Some(Format::Kyverno),
+            cases: vec![c, s],
+        }]);
+        assert!(
+            x.contains(
+                "<testsuites name=\"vap-eval test\" tests=\"2\" failures=\"1\" skipped=\"1\">"
+            ),
+            "{x}"
+        );
+        assert!(x.contains("<testcase classname=\"f&amp;.yaml\" name=\"a &lt;b&gt;\">"), "{x}");
+        assert!(
+            x.contains("<failure message=\"expected pass, got fail\">- pass\n+ fail</failure>"),
+            "{x}"
+        );
+        assert!(x.contains("<system-err>WARNING: w</system-err>"), "{x}");
+    }
+
     #[test]
     fn xml_escapes_markup_and_control_characters() {
         assert_eq!(xml("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;\u{FFFD}");
