@@ -10,9 +10,12 @@
 //! run. The policies are compiled once per [`Auditor`]; the compiled programs are not `Sync`
 //! (they share `Rc`s), so a parallel caller keeps one `Auditor` per thread.
 
+use crate::admission::dispatcher::dispatch;
 use crate::admission::policy_set::PolicySet;
+use crate::admission::request::{derive_request, RequestInput};
+use crate::admission::resources::ResourceCatalog;
 use crate::admission::yaml::parse_stream;
-use crate::api::{compile, evaluate_with, Document, Manifests, PolicySetOptions, RequestDocuments};
+use crate::api::{compile, Manifests, PolicySetOptions};
 use crate::diagnostic::{Diagnostic, Severity};
 use serde::Serialize;
 use serde_json::{json, Value as Json};
@@ -636,6 +639,7 @@ pub struct Auditor {
     options: AuditOptions,
     /// Namespaces added because an object lived in one the manifests did not supply.
     assumed: std::collections::BTreeSet<String>,
+    catalog: ResourceCatalog,
 }
 
 impl Auditor {
@@ -645,7 +649,8 @@ impl Auditor {
             &Manifests::Text(manifests.to_string()),
             &PolicySetOptions { kubernetes_version: options.kubernetes_version.clone() },
         );
-        Auditor { set, options, assumed: Default::default() }
+        let catalog = set.manifests.catalog();
+        Auditor { set, options, assumed: Default::default(), catalog }
     }
 
     /// Loading, validation and compile problems of the manifests.
@@ -700,17 +705,24 @@ impl Auditor {
             self.assumed.insert(ns.clone());
         }
         report.assumed_namespace = self.assumed.contains(ns);
-        let docs = RequestDocuments {
-            old_object: self.options.update.then(|| Document::Object(object.clone())),
-            request: self.options.update.then(|| Document::Object(json!({"operation": "UPDATE"}))),
-            object: Some(Document::Object(object)),
+        // The pipeline below `api::evaluate_with`, with the resource catalogue built once per
+        // auditor rather than per object (the object is moved in, not cloned).
+        let input = RequestInput {
+            operation: self.options.update.then(|| "UPDATE".to_string()),
+            old_object: self.options.update.then(|| object.clone()),
+            object: Some(object),
+            ..RequestInput::default()
         };
-        let result = evaluate_with(&self.set, &docs);
-        let set_diagnostics = self.set.diagnostics.len();
-        for d in result.diagnostics.iter().skip(set_diagnostics) {
-            if d.severity == Severity::Error {
-                report.problems.push(d.message.clone());
-            }
+        let (request, derived) = derive_request(&input, &self.catalog);
+        for d in derived.iter().filter(|d| d.severity == Severity::Error) {
+            report.problems.push(d.message.clone());
+        }
+        let Some(request) = request else {
+            return report;
+        };
+        let result = dispatch(&self.set, &request);
+        for d in result.diagnostics.iter().filter(|d| d.severity == Severity::Error) {
+            report.problems.push(d.message.clone());
         }
         report.allowed = result.response.allowed;
         report.message = result.response.status.map(|s| s.message);

@@ -376,10 +376,10 @@ fn audit(
             let mut batch = Vec::with_capacity(BATCH);
             for item in DumpReader::new(source, name) {
                 batch.push(item.map_err(|p| ObjectReport::broken(p.origin, p.message)));
-                if batch.len() == BATCH {
-                    if tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))).is_err() {
-                        return Ok(());
-                    }
+                if batch.len() == BATCH
+                    && tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))).is_err()
+                {
+                    return Ok(());
                 }
             }
             if !batch.is_empty() && tx.send(batch).is_err() {
