@@ -218,6 +218,7 @@ impl<R: BufRead> DumpReader<R> {
             }
             let mut text = String::new();
             let mut start = 0usize;
+            let mut empty_list = false;
             loop {
                 let line = match self.read_line() {
                     Ok(Some(l)) => l,
@@ -243,6 +244,11 @@ impl<R: BufRead> DumpReader<R> {
                     break;
                 }
                 let t = line.trim_end();
+                if t == "items: []" {
+                    // An empty List: its shell is not a document.
+                    empty_list = true;
+                    continue;
+                }
                 if t == "items:"
                     || (t.starts_with("items:") && t[6..].trim_start().starts_with('#'))
                 {
@@ -259,7 +265,7 @@ impl<R: BufRead> DumpReader<R> {
             if self.in_items.is_some() {
                 continue;
             }
-            if !text.trim().is_empty() && !is_comment_only(&text) {
+            if !empty_list && !text.trim().is_empty() && !is_comment_only(&text) {
                 return Some(Ok(RawObject { text, origin: self.origin(start.max(1)) }));
             }
             if self.eof && self.pending_line.is_none() {
@@ -493,6 +499,7 @@ impl Splitter {
                     && self.item_depth.is_none()
                 {
                     self.item_depth = Some(2);
+                    self.emitted = true;
                     self.depth = 2;
                     self.text.push(b);
                     return Step::More;
@@ -864,6 +871,8 @@ mod tests {
     fn multi_document_yaml_and_lists_mix() {
         let dump = "# pods\nkind: Pod\nmetadata: {name: a}\n---\nkind: List\nitems:\n  - kind: Pod\n    metadata: {name: b}\n  - kind: Pod\n    metadata: {name: c}\n---\n---\nkind: Pod\nmetadata: {name: d}\n";
         assert_eq!(names(dump), ["a@1", "b@7", "c@9", "d@13"]);
+        let empty = "apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: \"\"\n---\nkind: Pod\nmetadata: {name: a}\n";
+        assert_eq!(names(empty), ["a@7"]);
     }
 
     #[test]
@@ -882,6 +891,8 @@ mod tests {
         assert_eq!(names(list), ["a@4", "b}@5"]);
         let lines = "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}}\n{\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"}}\n";
         assert_eq!(names(lines), ["a@1", "b@2"]);
+        let empty = "{\"apiVersion\": \"v1\", \"items\": [], \"kind\": \"List\"}\n{\"metadata\":{\"name\":\"a\"}}";
+        assert_eq!(names(empty), ["a@2"]);
         let array = "[{\"metadata\":{\"name\":\"a\"}}, {\"metadata\":{\"name\":\"b\"}}]";
         assert_eq!(names(array), ["a@1", "b@1"]);
         let single = "{\"kind\":\"Pod\",\n\"metadata\":{\"name\":\"a\"}}";
