@@ -1,4 +1,5 @@
-//! vap-eval: evaluate Kubernetes ValidatingAdmissionPolicy offline, exactly as kube-apiserver does.
+//! vap-eval: evaluate Kubernetes admission (ValidatingAdmissionPolicies, webhooks, Kyverno CEL
+//! rules) offline, exactly as kube-apiserver does.
 
 pub mod admission;
 pub mod api;
@@ -9,6 +10,9 @@ pub mod editor;
 pub mod kyverno;
 pub mod objects;
 pub mod webhook;
+// Many objects against one set of policies (the CLI's `audit`), and policy test files (`test`).
+pub mod audit;
+pub mod testing;
 // The CEL engine lives in its own crate (crates/vap-eval-cel) so the release profile can build
 // it for speed and the rest for size; its modules keep their paths here.
 pub use vap_eval_cel::diagnostic;
