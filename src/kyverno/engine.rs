@@ -380,8 +380,8 @@ fn collect_params(
     if crate::admission::resources::parse_group_version(&kind.api_version).is_err() {
         return Err("can't parse the parameter resource group version".into());
     }
-    let catalog = manifests.catalog();
-    let (gvk, namespaced) = match resolve_param_kind(Some(kind), &catalog, &manifests.params) {
+    let catalog = &cx.set.catalog;
+    let (gvk, namespaced) = match resolve_param_kind(Some(kind), catalog, &manifests.params) {
         ParamKindResolution::Resolved { gvk, namespaced, .. } => (gvk, namespaced),
         ParamKindResolution::Unresolvable { message }
         | ParamKindResolution::Dropped { reason: message } => {

@@ -197,7 +197,7 @@ pub fn load(set: &PolicySet) -> Loaded {
 /// compiles each rule as Kyverno does).
 pub fn load_with(set: &PolicySet, compile: bool) -> Loaded {
     let mut out = Loaded { policies: Vec::new(), vaps: Vec::new(), diagnostics: Vec::new() };
-    let catalog = set.manifests.catalog();
+    let catalog = &set.catalog;
     for doc in &set.manifests.documents {
         let kind = doc.value.get("kind").and_then(Json::as_str).unwrap_or_default();
         let objects: Vec<(String, &Json)> = match doc.value.get("items").and_then(Json::as_array) {
@@ -480,8 +480,7 @@ pub fn evaluate_resource(
         object: Some(resource.clone()),
         ..Default::default()
     };
-    let (request, diagnostics) =
-        crate::admission::request::derive_request(&input, &set.manifests.catalog());
+    let (request, diagnostics) = crate::admission::request::derive_request(&input, &set.catalog);
     (request.and_then(|r| evaluate(set, &r)), diagnostics)
 }
 
