@@ -233,7 +233,7 @@ pub fn load_with(set: &PolicySet, compile: bool) -> Loaded {
             if compile {
                 out.diagnostics.extend(compile_diagnostics(set, &p));
             }
-            let generated = vap::generate(&p, &catalog);
+            let generated = vap::generate(&p, catalog);
             p.vap_generated = generated.is_ok();
             out.vaps.push(generated);
             out.policies.push(p);
