@@ -541,26 +541,16 @@ fn admit(
     // is the same for the webhooks' namespaceSelectors and the policies.
     let namespaces = crate::admission::namespaces::Namespaces::new(set, request);
     #[cfg(feature = "kyverno")]
-    let loaded = crate::kyverno::load_with(set, false);
+    let kyverno = crate::kyverno::compiled(set);
     #[cfg(feature = "kyverno")]
-    let extended = {
-        let generated = loaded.generated_documents();
-        (!generated.is_empty()).then(|| {
-            let text = format!("{}{generated}", set.text);
-            let mut s = PolicySet::build(&text, set.version, None, set.normalize_objects);
-            s.setup = set.setup;
-            s
-        })
-    };
-    #[cfg(feature = "kyverno")]
-    let vap_set = extended.as_ref().unwrap_or(set);
+    let vap_set = kyverno.extended.as_deref().unwrap_or(set);
     #[cfg(not(feature = "kyverno"))]
     let vap_set = set;
     let (mut response, policies, webhooks) =
         admission_chain(set, vap_set, request, catalog, &namespaces, diagnostics);
     diagnostics.extend(namespaces.assumed_diagnostic());
     #[cfg(feature = "kyverno")]
-    let kyverno = crate::kyverno::evaluate_loaded(set, &loaded, request).map(|k| {
+    let kyverno = crate::kyverno::evaluate_loaded(set, &kyverno.loaded, request).map(|k| {
         diagnostics.extend(k.diagnostics);
         crate::kyverno::combine(&mut response, &k.result.response);
         k.result

@@ -100,6 +100,10 @@ pub struct PolicySet {
     pub diagnostics: Vec<Diagnostic>,
     /// The webhook configurations of the manifests (`crate::webhook`).
     pub webhooks: crate::webhook::WebhookSet,
+    /// The Kyverno policies and the policies they generate, made on the first request
+    /// (`crate::kyverno::compiled`).
+    #[cfg(feature = "kyverno")]
+    pub kyverno: std::cell::OnceCell<crate::kyverno::KyvernoSet>,
     /// The RBAC objects supplied with the manifests, for the offline authorizer; `None` when
     /// there are none (every check is then a NoOpinion decision).
     pub rbac: Option<Rc<Rbac>>,
@@ -236,6 +240,8 @@ impl PolicySet {
             compiled,
             diagnostics,
             webhooks,
+            #[cfg(feature = "kyverno")]
+            kyverno: std::cell::OnceCell::new(),
             rbac,
             setup: SetupOptions::default(),
             normalize_objects,

@@ -156,6 +156,29 @@ pub struct KyvernoWebhookResult {
     pub warnings: Vec<String>,
 }
 
+/// What every request of a policy set shares: the Kyverno policies, loaded once, and the set
+/// extended with the ValidatingAdmissionPolicies Kyverno generates from them (`None` when it
+/// generates none).
+pub struct KyvernoSet {
+    pub loaded: Loaded,
+    pub extended: Option<Box<PolicySet>>,
+}
+
+/// The set's [`KyvernoSet`], made on first use and kept with the set.
+pub fn compiled(set: &PolicySet) -> &KyvernoSet {
+    set.kyverno.get_or_init(|| {
+        let loaded = load_with(set, false);
+        let generated = loaded.generated_documents();
+        let extended = (!generated.is_empty()).then(|| {
+            let text = format!("{}{generated}", set.text);
+            let mut s = PolicySet::build(&text, set.version, None, set.normalize_objects);
+            s.setup = set.setup;
+            Box::new(s)
+        });
+        KyvernoSet { loaded, extended }
+    })
+}
+
 /// The Kyverno policies of the manifests, with their load problems.
 pub struct Loaded {
     pub policies: Vec<KyvernoPolicy>,
