@@ -13,7 +13,6 @@ use super::decision::{
 use super::manifests::{Loaded, Manifests};
 use super::matching::{
     binding_matches, policy_matches, prefilter, MatchContext, MatchResult, NoMatchReason,
-    RuleMismatch,
 };
 use super::namespaces::Namespaces;
 use super::params::{collect_params, resolve_param_kind, ParamKindResolution, Params};
@@ -456,14 +455,7 @@ pub fn describe(why: &NoMatchReason) -> String {
             let parts: Vec<String> = rules
                 .iter()
                 .map(|(i, m)| {
-                    let what = match m {
-                        RuleMismatch::Scope => "scope",
-                        RuleMismatch::Operation => "operations",
-                        RuleMismatch::ApiGroup => "apiGroups",
-                        RuleMismatch::ApiVersion => "apiVersions",
-                        RuleMismatch::Resource => "resources",
-                        RuleMismatch::ResourceName => "resourceNames",
-                    };
+                    let what = m.field();
                     format!("resourceRules[{i}] differs in {what}")
                 })
                 .collect();

@@ -51,6 +51,20 @@ pub enum RuleMismatch {
     ResourceName,
 }
 
+impl RuleMismatch {
+    /// The rule's field that did not match, as the API names it.
+    pub fn field(&self) -> &'static str {
+        match self {
+            RuleMismatch::Scope => "scope",
+            RuleMismatch::Operation => "operations",
+            RuleMismatch::ApiGroup => "apiGroups",
+            RuleMismatch::ApiVersion => "apiVersions",
+            RuleMismatch::Resource => "resources",
+            RuleMismatch::ResourceName => "resourceNames",
+        }
+    }
+}
+
 /// Why a MatchResources did not select the request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "reason")]

@@ -43,29 +43,6 @@ pub fn name_is_dns_subdomain(name: &str, prefix: bool) -> Vec<String> {
 /// CEL identifier rule for variable names: `[_a-zA-Z][_a-zA-Z0-9]*` and not a reserved word
 /// (`validation.go` `isCELIdentifier`).
 pub fn is_cel_identifier(name: &str) -> bool {
-    const RESERVED: &[&str] = &[
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ];
     let b = name.as_bytes();
     if b.is_empty() || !(b[0] == b'_' || b[0].is_ascii_alphabetic()) {
         return false;
@@ -73,7 +50,7 @@ pub fn is_cel_identifier(name: &str) -> bool {
     if !b.iter().all(|&c| c == b'_' || c.is_ascii_alphanumeric()) {
         return false;
     }
-    !RESERVED.contains(&name)
+    !crate::cel::parser::RESERVED_WORDS.contains(&name)
 }
 
 #[cfg(test)]

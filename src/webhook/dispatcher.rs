@@ -233,14 +233,7 @@ fn describe_rules(rules: &[(usize, RuleMismatch)]) -> String {
     let parts: Vec<String> = rules
         .iter()
         .map(|(i, m)| {
-            let what = match m {
-                RuleMismatch::Scope => "scope",
-                RuleMismatch::Operation => "operations",
-                RuleMismatch::ApiGroup => "apiGroups",
-                RuleMismatch::ApiVersion => "apiVersions",
-                RuleMismatch::Resource => "resources",
-                RuleMismatch::ResourceName => "resourceNames",
-            };
+            let what = m.field();
             format!("rules[{i}] differs in {what}")
         })
         .collect();

@@ -1274,28 +1274,37 @@ fn binary_function(op: u8) -> &'static str {
     }
 }
 
+/// CEL's reserved words (cel-spec "Syntax"; apiserver `escaping.go` `celReservedSymbols` and
+/// `validation.go` `isCELIdentifier` use the same list): the literal and `in` tokens, then the
+/// identifiers cel-go rejects as variable and function names.
+pub const RESERVED_WORDS: [&str; 21] = [
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
 /// Identifiers cel-go rejects as variable and function names (`in`, `true`, `false` and
 /// `null` are tokens of their own).
 fn is_reserved(name: &str) -> bool {
-    matches!(
-        name,
-        "as" | "break"
-            | "const"
-            | "continue"
-            | "else"
-            | "for"
-            | "function"
-            | "if"
-            | "import"
-            | "let"
-            | "loop"
-            | "package"
-            | "namespace"
-            | "return"
-            | "var"
-            | "void"
-            | "while"
-    )
+    RESERVED_WORDS[4..].contains(&name)
 }
 
 /// The value of a string or bytes literal token (`bytes`: without its `b`), as cel-go's

@@ -171,32 +171,6 @@ impl DeclTypes {
     }
 }
 
-/// CEL's RESERVED words; a property with one of these names is `__<word>__` in CEL
-/// (apiserver `escaping.go` `celReservedSymbols`).
-const RESERVED: [&str; 21] = [
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
-
 /// A property name as CEL sees it (apiserver `Escape`), or `None` when it is not accessible:
 /// empty, starting with a digit, or holding a character outside `[a-zA-Z0-9_./-]`.
 pub fn escape(name: &str) -> Option<String> {
@@ -204,7 +178,7 @@ pub fn escape(name: &str) -> Option<String> {
     if first.is_ascii_digit() {
         return None;
     }
-    if RESERVED.contains(&name) {
+    if crate::cel::parser::RESERVED_WORDS.contains(&name) {
         return Some(format!("__{name}__"));
     }
     let mut out = String::with_capacity(name.len());
