@@ -60,6 +60,17 @@ fn deployment(replicas: i64) -> Value {
     })
 }
 
+/// The built-in schemas, registered as the package's users do (`loadSchemas`): the wasm does not
+/// embed them (without them, an info diagnostic `schemas-not-loaded` says so).
+fn load_schemas() {
+    for (version, text) in [
+        ("1.33", include_str!("../data/schemas/1.33.json")),
+        ("1.35", include_str!("../data/schemas/1.35.json")),
+    ] {
+        wasm::load_schemas(version, text).map_err(error_message).unwrap();
+    }
+}
+
 #[wasm_bindgen_test]
 fn version_and_supported_versions() {
     assert_eq!(wasm::version(), env!("CARGO_PKG_VERSION"));
@@ -70,6 +81,7 @@ fn version_and_supported_versions() {
 
 #[wasm_bindgen_test]
 fn evaluate_denies_and_admits() {
+    load_schemas();
     let r = rust(wasm::evaluate(js(json!({"manifests": POLICY, "object": deployment(9)}))));
     assert_eq!(r["response"]["allowed"], json!(false));
     assert_eq!(r["response"]["status"]["code"], json!(422));
@@ -93,6 +105,7 @@ fn evaluate_denies_and_admits() {
 
 #[wasm_bindgen_test]
 fn policy_set_is_reused() {
+    load_schemas();
     let set =
         wasm::JsPolicySet::new(JsValue::from_str(POLICY), js(json!({"kubernetesVersion": "1.33"})))
             .map_err(error_message)
