@@ -65,6 +65,8 @@ fi
 # The built-in schemas ship beside the module, not in it (loadSchemas / loadSchemaDescriptions).
 mkdir -p pkg/schemas
 cp data/schemas/1.*.json data/schemas/sources.json pkg/schemas/
+# The versions with their own bundle, newest last (the playground picks the newest <= its version).
+ls data/schemas | sed -n 's/^\(1\.[0-9]*\)\.json$/"\1"/p' | sort -t. -k2 -n | paste -sd, | sed 's/.*/[&]/' > pkg/schemas/index.json
 
 rm -f pkg/.gitignore
 cp README.md LICENSE pkg/

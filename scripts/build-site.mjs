@@ -44,6 +44,12 @@ export function buildSite(out = path.join(root, "dist", "site")) {
     if (/\.(ya?ml|json)$/.test(f)) copy(path.join(www, "examples", f), `www/examples/${f}`);
   }
   for (const f of ["vap_eval.js", "vap_eval_bg.wasm", "package.json", "LICENSE"]) copy(path.join(pkg, f), `pkg/${f}`);
+  // The built-in schemas for type checking (loaded by the page after the first result); the
+  // hover descriptions are left out (the page does not show them).
+  const schemas = path.join(pkg, "schemas");
+  if (fs.existsSync(schemas)) {
+    for (const f of fs.readdirSync(schemas)) if (/^(1\.\d+|index)\.json$/.test(f)) copy(path.join(schemas, f), `pkg/schemas/${f}`);
+  }
   const snippets = path.join(pkg, "snippets");
   if (fs.existsSync(snippets)) fs.cpSync(snippets, path.join(out, "pkg", "snippets"), { recursive: true });
   write(

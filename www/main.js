@@ -125,6 +125,12 @@ class EngineWorker {
     };
     this.ready = false;
     this.worker.postMessage({ type: 'init', module: this.module });
+    // A replaced worker gets the schemas its predecessor had.
+    for (const [version, text] of schemaTexts) this.worker.postMessage({ type: 'schemas', version, text });
+  }
+
+  loadSchemas(version, text) {
+    this.worker.postMessage({ type: 'schemas', version, text });
   }
 
   /** Resolves to {value} | {error} | {timeout: ms}; a newer run of the same fn supersedes a queued one ({superseded}). */
@@ -191,6 +197,34 @@ class EngineWorker {
 }
 
 let engineWorker = null;
+
+/** Built-in schemas registered so far (version -> text), in the page and in the worker. */
+const schemaTexts = new Map();
+/** The versions the package ships schemas for (pkg/schemas/index.json), fetched once. */
+let schemaVersions = null;
+
+/**
+ * Registers the built-in schemas for `version` (the package's schemas/<minor>.json; for a version
+ * without its own file, the newest older one), then evaluates again so type-check warnings show.
+ * After the first result only: the first result does not wait for them.
+ */
+async function loadSchemasFor(version) {
+  try {
+    schemaVersions ??= fetch(new URL('../pkg/schemas/index.json', document.baseURI)).then((r) => (r.ok ? r.json() : []));
+    const minor = (v) => Number(String(v).split('.')[1]);
+    const v = (await schemaVersions).filter((s) => minor(s) <= minor(version)).at(-1);
+    if (!v || schemaTexts.has(v)) return;
+    const res = await fetch(new URL(`../pkg/schemas/${v}.json`, document.baseURI));
+    if (!res.ok) return;
+    const text = await res.text();
+    vapEval.loadSchemas?.(v, text);
+    schemaTexts.set(v, text);
+    engineWorker?.loadSchemas(v, text);
+    evaluateSoon();
+  } catch {
+    // Offline or no schemas: expressions are checked without them (the engine says so).
+  }
+}
 
 /** Runs `fn` of the package: in the worker when there is one, else on this thread. */
 async function runEngine(fn, args) {
@@ -512,6 +546,7 @@ async function start() {
   }
   for (const ta of Object.values(editors)) ta.addEventListener('scroll', () => syncGutterScroll(ta));
   $('version').addEventListener('change', () => {
+    loadSchemasFor($('version').value);
     readEditors();
     evaluateNow();
     evaluateExpressionNow();
@@ -589,6 +624,7 @@ async function startWorker() {
 async function afterFirstResult() {
   wireControls();
   await startWorker();
+  loadSchemasFor($('version').value);
   await loadEditors();
   if (document.querySelector('meta[name="vap-offline"]') && 'serviceWorker' in navigator) {
     navigator.serviceWorker.register('sw.js').catch(() => {});

@@ -4,6 +4,7 @@
 // replaces the worker when one takes too long.
 //
 // Messages in:  {type: 'init', module}            -> {type: 'ready'} | {type: 'init-error', message}
+//               {type: 'schemas', version, text}  (no answer)
 //               {type: 'run', id, fn, args}       -> {type: 'result', id, value} | {type: 'error', id, message}
 // `fn` is one of FUNCTIONS; values cross as structured clones (plain objects, Maps).
 import * as vapEval from '../pkg/vap_eval.js';
@@ -19,6 +20,13 @@ self.onmessage = (ev) => {
     } catch (e) {
       self.postMessage({ type: 'init-error', message: String(e?.message ?? e) });
     }
+    return;
+  }
+  if (msg.type === 'schemas') {
+    // Built-in schemas for type checking (the package's schemas/<version>.json).
+    try {
+      vapEval.loadSchemas?.(msg.version, msg.text);
+    } catch {}
     return;
   }
   if (msg.type === 'run') {
