@@ -175,7 +175,12 @@ test('playground in headless Chromium', async (t) => {
     await page.keyboard.press('Enter');
     await page.keyboard.type('.sp');
     await page.waitForSelector('.cm-tooltip-autocomplete', { timeout: 5_000 });
-    labels = await page.locator('.cm-tooltip-autocomplete .cm-completionLabel').allTextContents();
+    // The list of a moment before (`object.s`) may still be open: wait for the one of `.sp`.
+    for (let i = 0; i < 50; i++) {
+      labels = await page.locator('.cm-tooltip-autocomplete .cm-completionLabel').allTextContents();
+      if (labels.includes('spec')) break;
+      await page.waitForTimeout(100);
+    }
     assert.ok(labels.includes('spec'), `fields of the Object editor's YAML: ${labels}`);
     await page.keyboard.press('Escape');
     await setText('expression', '');
