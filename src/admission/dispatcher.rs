@@ -485,7 +485,7 @@ pub(super) fn compile_diagnostics(
         for issue in &c.issues {
             let d =
                 Diagnostic::error("cel-compile", issue.message.clone()).with_field(field.clone());
-            out.push(position_issue(text, manifests, policy, &path, c, issue, d));
+            out.push(position_issue(text, manifests, &policy.source, &path, c, issue, d));
         }
     };
     for (i, v) in compiled.variables.iter().enumerate() {
@@ -506,21 +506,21 @@ pub(super) fn compile_diagnostics(
     out
 }
 
-/// Give `d` the manifest position of `issue` inside the expression at `path` of `policy` (the
-/// whole expression's position when the issue has none).
-pub(super) fn position_issue(
+/// Give `d` the manifest position of `issue` inside the expression at `path` of the object at
+/// `source` (the whole expression's position when the issue has none).
+pub(crate) fn position_issue(
     text: &str,
     manifests: &Manifests,
-    policy: &Loaded<ValidatingAdmissionPolicy>,
+    source: &super::manifests::Source,
     path: &str,
     c: &crate::cel::compile::Compiled,
     issue: &crate::cel::compile::Issue,
     mut d: Diagnostic,
 ) -> Diagnostic {
-    let whole = manifests.locate(&policy.source, path);
+    let whole = manifests.locate(source, path);
     let located = issue.span.and_then(|span| {
         let at = |offset: u32| {
-            manifests.locate_in_string(text, &policy.source, path, &c.source, offset as usize)
+            manifests.locate_in_string(text, source, path, &c.source, offset as usize)
         };
         let start = at(span.start)?.start;
         let end = at(span.end).map(|s| s.start).unwrap_or(start);

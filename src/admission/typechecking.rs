@@ -389,7 +389,15 @@ pub fn check_policy(
             } else {
                 diag::typecheck_warning(&policy.object.metadata.name, &path, gvk, &issue.message)
             };
-            let d = super::dispatcher::position_issue(text, manifests, policy, &path, c, issue, d);
+            let d = super::dispatcher::position_issue(
+                text,
+                manifests,
+                &policy.source,
+                &path,
+                c,
+                issue,
+                d,
+            );
             if !out
                 .diagnostics
                 .iter()

@@ -17,7 +17,7 @@ pub mod validation;
 use crate::admission::compile::CelCompiler;
 use crate::admission::manifests::Manifests;
 use crate::cel::compile::Compiled;
-use crate::diagnostic::{Diagnostic, SourceRef, Span};
+use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::environment::{ExpressionKind, VariableScope};
 use dispatcher::CompiledConfiguration;
 
@@ -89,28 +89,12 @@ fn compile_diagnostics(
     if c.error.is_none() {
         return Vec::new();
     }
-    let whole = manifests.locate(source, path);
     c.issues
         .iter()
         .map(|issue| {
             let field = format!("{object}: {path}");
-            let mut d = diagnostics::match_condition_compile(field, issue.message.clone());
-            let at = |o: u32| manifests.locate_in_string(text, source, path, &c.source, o as usize);
-            let located = issue.span.and_then(|s| {
-                let start = at(s.start)?.start;
-                let end = at(s.end).map(|e| e.start).unwrap_or(start);
-                Some(Span { start, end: end.max(start) })
-            });
-            match (located, whole) {
-                (Some(span), Some((document, _))) => {
-                    d = d.with_span(span, SourceRef::Manifest { document })
-                }
-                (None, Some((document, pos))) => {
-                    d = d.with_span(pos.span, SourceRef::Manifest { document })
-                }
-                _ => {}
-            }
-            d
+            let d = diagnostics::match_condition_compile(field, issue.message.clone());
+            crate::admission::dispatcher::position_issue(text, manifests, source, path, c, issue, d)
         })
         .collect()
 }
