@@ -8,7 +8,8 @@
 // DIR holds `<minor>/api/v1.json` and `<minor>/apis/<group>/<version>.json` — the layout of
 // kubernetes/kubernetes `api/openapi-spec/v3/` as kubernetes-sigs/kubectl-validate embeds it under
 // `pkg/openapiclient/builtins/<minor>/`. --repo/--commit/--path say where DIR came from; they are
-// recorded in data/schemas/sources.json. With --check nothing is written: the command fails when
+// recorded in data/schemas/sources.json (its `generated` part, written by scripts/gen-schemas-go.mjs
+// for the versions made from the Go types, is kept). With --check nothing is written: the command fails when
 // the committed files differ from what it would write (used by tests/node/schemas.test.mjs).
 //
 // Output, per minor version:
@@ -162,6 +163,12 @@ function main() {
     upstream: "kubernetes/kubernetes api/openapi-spec/v3 at branch release-<minor> (kubectl-validate's pkg/openapiclient/github_builtins.go fetches ?ref=release-<minor>; the exact upstream commit is not recorded there). 1.36 and 1.37 are not in that snapshot.",
     versions,
   };
+  // The versions scripts/gen-schemas-go.mjs makes from the Go types keep their record.
+  const previous = join(a.out, "sources.json");
+  if (existsSync(previous)) {
+    const generated = JSON.parse(readFileSync(previous, "utf8")).generated;
+    if (generated) sources.generated = generated;
+  }
   files.set("sources.json", JSON.stringify(sources, null, 1) + "\n");
   let bad = 0;
   if (!a.check) mkdirSync(a.out, { recursive: true });

@@ -53,8 +53,8 @@ pub struct SchemaSources<'a> {
 const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 
 impl SchemaSources<'_> {
-    /// The built-in bundle for `version`: its own, or the newest registered older one (the
-    /// bundles stop at 1.35; see the README's differences).
+    /// The built-in bundle for `version`: its own, or the newest registered older one (every
+    /// supported version has its own; the JavaScript side may have registered only some).
     pub fn builtin_for(version: KubeVersion) -> Option<Rc<SchemaBundle>> {
         let own = minor_of(&version.to_string());
         (30..=own).rev().find_map(|m| {

@@ -4,7 +4,8 @@
 // The generated files must be what scripts/gen-schemas.mjs writes: always checked against the
 // hashes the generator recorded in sources.json; and, when the upstream spec files are on the
 // machine (K8S_OPENAPI_SPEC_DIR = a directory of <minor>/api/v1.json, apis/<group>/<version>.json,
-// e.g. kubectl-validate's pkg/openapiclient/builtins), regenerated in --check mode.
+// e.g. kubectl-validate's pkg/openapiclient/builtins), regenerated in --check mode. 1.36 and 1.37
+// come from the Go types (scripts/gen-schemas-go.mjs), checked the same ways.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -35,6 +36,46 @@ test("the generator reproduces the committed files from the upstream spec", { sk
     new URL("scripts/gen-schemas.mjs", root).pathname, "--check", "--source", specDir,
     "--repo", sources.repo, "--commit", sources.commit, "--path", "pkg/openapiclient/builtins",
   ], { stdio: "pipe" });
+});
+
+// 1.36 and 1.37 have no published spec here: scripts/gen-schemas-go.mjs makes them from the Go API
+// types (kubernetes/api, apimachinery, apiextensions-apiserver, kube-aggregator at the tags
+// recorded in sources.json's `generated` part).
+test("generated schema files match the hashes their generator recorded", () => {
+  const g = sources.generated;
+  assert.equal(g.generator, "scripts/gen-schemas-go.mjs");
+  assert.deepEqual(Object.keys(g.versions), ["1.36", "1.37"]);
+  for (const [v, rec] of Object.entries(g.versions)) {
+    for (const [file, sha] of Object.entries(rec.outputs)) {
+      const text = fs.readFileSync(new URL(file, dataDir));
+      assert.equal(createHash("sha256").update(text).digest("hex"), sha, `${file} was edited by hand or not regenerated`);
+    }
+    for (const k of ["api", "apimachinery", "apiextensions", "aggregator"]) {
+      assert.match(rec.inputs[k].commit, /^[0-9a-f]{40}$/, `${v}: ${k} commit recorded`);
+      assert.match(rec.inputs[k].tag, /^v0\.\d+\.\d+/, `${v}: ${k} tag recorded`);
+    }
+  }
+});
+
+// The Go-types generator must reproduce the bundles made from the published spec (1.30–1.35)
+// exactly — types, formats, properties, items, required, extensions, the kinds index and the
+// descriptions — and regenerate the committed 1.36/1.37 files byte for byte. Runs when the git
+// mirrors are on the machine (K8S_API_REPO, K8S_APIMACHINERY_REPO, K8S_APIEXTENSIONS_REPO,
+// K8S_AGGREGATOR_REPO, or the defaults under /work/.mirror).
+const mirrors = [
+  process.env.K8S_API_REPO ?? "/work/.mirror/kubernetes+api/repo",
+  process.env.K8S_APIMACHINERY_REPO ?? "/work/.mirror/kubernetes+apimachinery/repo",
+  process.env.K8S_APIEXTENSIONS_REPO ?? "/work/.mirror/kubernetes+apiextensions-apiserver/repo",
+  process.env.K8S_AGGREGATOR_REPO ?? "/work/.mirror/kubernetes+kube-aggregator/repo",
+];
+const haveMirrors = mirrors.every((m) => fs.existsSync(m));
+test("the Go-types generator reproduces the published bundles and the generated ones", { skip: !haveMirrors && "Go source mirrors not present", timeout: 600_000 }, () => {
+  const out = execFileSync(process.execPath, [new URL("scripts/gen-schemas-go.mjs", root).pathname, "--check"], { encoding: "utf8", maxBuffer: 1 << 26 });
+  for (const v of ["1.30", "1.31", "1.32", "1.33", "1.34", "1.35"]) {
+    assert.match(out, new RegExp(`^${v.replace(".", "\\.")}: 0 type-relevant differences; descriptions: 0 of \\d+ differ$`, "m"));
+  }
+  assert.match(out, /^1\.36\.json: matches the generator$/m);
+  assert.match(out, /^1\.37\.descriptions\.json: matches the generator$/m);
 });
 
 const pkgDir = new URL("pkg/", root);
