@@ -2,38 +2,48 @@
 // Generates vap-eval's compact built-in schemas (data/schemas/<minor>.json and
 // <minor>.descriptions.json, the same form as scripts/gen-schemas.mjs writes) from the Go API types,
 // for the Kubernetes versions whose published OpenAPI (kubernetes/kubernetes api/openapi-spec/v3)
-// is not available here. The apiserver's published spec is itself generated from these Go types by
-// kube-openapi's openapi-gen; this script applies the same rules (learned from kube-openapi's
-// pkg/generators: openapi.go, extension.go, and pkg/common's type/format table):
+// is not available here (1.36, 1.37). The apiserver's published spec is itself generated from these
+// Go types by kube-openapi's openapi-gen; this script applies the same rules, learned from
+// kube-openapi's pkg/generators (openapi.go, extension.go) and pkg/common (the type/format table),
+// and is checked against the published 1.30–1.35 bundles, which it reproduces exactly (--check):
 // - a struct is `type: object`; each member with a JSON name is a property (`json:"-"` skipped,
-//   embedded members with an empty or `,inline` JSON name inlined); a member is required unless it
-//   has `+optional` or a JSON `omitempty` (from 1.33 on also: `+required` makes it required);
-// - Go kinds map to type/format (int32 → integer/int32, int64 → integer/int64, float64 →
-//   number/double, []byte → string/byte, bool, string, interface{} → object); pointers and named
-//   non-struct types are looked through; slices → array with items, maps → object with
-//   additionalProperties; structs → a reference to their own definition;
+//   Go field name when there is no json tag, embedded members with an empty or `,…` JSON name
+//   inlined); a member is required unless it has `+optional` or a JSON `,omitempty` (`+required`
+//   wins over omitempty);
+// - Go kinds map to type/format (int32 → integer/int32, int64 → integer/int64, int → integer/int32,
+//   float64 → number/double, []byte → string/byte, bool, string, interface{} → object); pointers and
+//   named non-struct types are looked through; slices → array with items, maps → object with
+//   additionalProperties; structs (also `type A B` of a struct B) → a reference to their definition;
 // - types with OpenAPISchemaType/OpenAPISchemaFormat methods (Quantity, IntOrString, Time, …) get
 //   that type and format, or no type when they declare v3 oneOf types (the v3 document's form);
 // - `+listType`, `+listMapKey`, `+mapType` on members and `+structType`/`+mapType` on types become
-//   x-kubernetes-list-type / -list-map-keys / -map-type (values emitted as written);
+//   x-kubernetes-list-type / -list-map-keys / -map-type (as written; on a reference they sit beside
+//   an allOf, which the compact form drops); no `enum` (the published documents carry none);
 // - descriptions: the doc comment (go/ast CommentGroup.Text) processed as openapi-gen does (lines
-//   starting with `+` or `TODO` dropped, `---` ends it, indented lines kept on their own lines).
-// Which definitions and kinds a version's document holds follows the apiserver: every kind of every
-// served group version (register.go's known types; serving decided from the
-// +k8s:prerelease-lifecycle-gen markers as the apiserver's --runtime-config=api/all=true spec
-// build does), its list type and the metav1 types the REST operations use, closed over references;
-// each definition lists every group-version-kind its Go type is registered under in the
-// apiserver's scheme (metav1's DeleteOptions and WatchEvent: every installed group version).
+//   starting with `+` or `TODO` dropped, a `---` line ends it, indented lines on their own lines),
+//   with the pre-1.32 generator's Go-string unquoting (rulesFor);
+// - files excluded by their `//go:build` constraint in a default build are not read.
+// Which definitions and kinds a version's document holds follows the apiserver: every served kind of
+// every installed group version (register.go's known types, minus those no REST storage serves —
+// NOT_RESOURCES and the alpha tables below, learned from 1.30–1.35 — and minus those whose
+// zz_generated.prerelease-lifecycle.go says they are removed at that minor, as the apiserver's
+// removed-kinds evaluator does), plus the metav1 types the REST operations use, closed over
+// references; each definition lists every group-version-kind its Go type is registered under in
+// the apiserver's scheme (metav1's DeleteOptions and WatchEvent: every installed group version).
+// Definition names are the reversed Go import path (what +k8s:openapi-model-package says; checked).
 //
 // Usage:
-//   node scripts/gen-schemas-go.mjs --check [--versions 1.30,…]   compare with the committed
-//       bundles (which come from the published spec); exit 1 on any type-relevant difference;
-//       description differences are counted and reported
-//   node scripts/gen-schemas-go.mjs --write 1.36,1.37              write those bundles and record
-//       their sources in data/schemas/sources.json ("generated")
-// Inputs: git mirrors (bare repositories, read with `git show <tag>:<path>`), from the environment
+//   node scripts/gen-schemas-go.mjs --check [--versions 1.30,…] [--show N] [--show-descriptions]
+//       compare with the committed bundles of 1.30–1.35 (made from the published spec by
+//       scripts/gen-schemas.mjs): every difference — kinds index, definitions, descriptions — is
+//       listed and fails; without --versions also regenerates the versions recorded in
+//       sources.json's `generated` part and fails unless the committed files and tags match
+//   node scripts/gen-schemas-go.mjs --write 1.36,1.37
+//       write those bundles and record their inputs (tags, commits) and hashes in
+//       data/schemas/sources.json (`generated`)
+// Inputs: bare git mirrors read with `git cat-file` (nothing is downloaded), from the environment
 // or the defaults below: K8S_API_REPO, K8S_APIMACHINERY_REPO, K8S_APIEXTENSIONS_REPO,
-// K8S_AGGREGATOR_REPO.
+// K8S_AGGREGATOR_REPO (kubernetes/api, apimachinery, apiextensions-apiserver, kube-aggregator).
 
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -82,6 +92,23 @@ function git(repo, ...argv) {
     gitCache.set(key, out);
   }
   return gitCache.get(key);
+}
+// The contents of several blobs (`<tag>:<path>`), with one `git cat-file --batch`.
+function catFiles(repo, specs) {
+  if (!specs.length) return [];
+  const out = execFileSync("git", ["--git-dir", repo, "cat-file", "--batch"], { input: specs.join("\n") + "\n", maxBuffer: 1 << 28 });
+  const texts = [];
+  let at = 0;
+  for (const spec of specs) {
+    const nl = out.indexOf(10, at);
+    const header = out.subarray(at, nl).toString();
+    const m = /^[0-9a-f]+ blob (\d+)$/.exec(header);
+    if (!m) throw new Error(`${spec}: ${header}`);
+    const size = Number(m[1]);
+    texts.push(out.subarray(nl + 1, nl + 1 + size).toString("utf8"));
+    at = nl + 1 + size + 1;
+  }
+  return texts;
 }
 const lsTree = (repo, tag, dir) => (git(repo, "ls-tree", "--name-only", `${tag}:${dir}`) ?? "").split("\n").filter(Boolean);
 
@@ -151,9 +178,13 @@ function parsePackage(repoKey, tag, dir, importPath) {
     }
   }
   const files = lsTree(repo, tag, dir).filter((f) => f.endsWith(".go") && !f.endsWith("_test.go") && !f.startsWith("zz_generated") && !f.startsWith("generated.") && !f.endsWith("_swagger_doc_generated.go"));
-  for (const f of files) {
-    const src = git(repo, "show", `${tag}:${dir}/${f}`);
-    if (src !== null && buildsByDefault(src)) parseFile(pkg, src, f);
+  const texts = catFiles(repo, files.map((f) => `${tag}:${dir}/${f}`));
+  files.forEach((f, i) => {
+    if (buildsByDefault(texts[i])) parseFile(pkg, texts[i], f);
+  });
+  const model = tags(pkg.docLines)["k8s:openapi-model-package"]?.[0];
+  if (model !== undefined && `${model}.X` !== defName(importPath, "X")) {
+    throw new Error(`${importPath}: +k8s:openapi-model-package=${model} differs from the definition names used here`);
   }
   return pkg;
 }
@@ -195,7 +226,6 @@ function parseFile(pkg, src, fileName) {
     lastComment = i;
   };
   let inGroup = null; // "type" | "const" | "var" | "import"
-  let groupDoc = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     const t = line.trim();
@@ -225,7 +255,6 @@ function parseFile(pkg, src, fileName) {
     }
     if ((m = /^(type|const|var|import) \($/.exec(line))) {
       inGroup = m[1];
-      groupDoc = docBefore(i);
       continue;
     }
     if ((m = /^type\s+(\w+)\s+(.*)$/.exec(line))) {
@@ -489,7 +518,7 @@ const jsonTag = (tag) => {
 function isOptional(member, rules) {
   const t = tags(member.doc);
   const j = jsonTag(member.tag) ?? "";
-  const omitempty = rules.omitemptyAnywhere ? j.includes("omitempty") : j.endsWith(",omitempty") || j.includes(",omitempty,");
+  const omitempty = j.endsWith(",omitempty") || j.includes(",omitempty,");
   if (rules.requiredTag) {
     if (t.required) return false;
     if (t.optional) return true;
@@ -784,6 +813,13 @@ function main() {
     if (!opt("--versions")) {
       for (const [minor, rec] of Object.entries(sources.generated?.versions ?? {})) {
         const g = generate(minor, rulesFor(minor));
+        for (const [k, input] of Object.entries(rec.inputs)) {
+          const commit = git(REPOS[k], "rev-list", "-n1", input.tag)?.trim();
+          if (input.tag !== TAGS[minor][k] || input.commit !== commit) {
+            console.log(`${minor}: sources.json records ${k} ${input.tag} ${input.commit}; the generator uses ${TAGS[minor][k]} (${commit})`);
+            bad++;
+          }
+        }
         for (const [file, text] of [[`${minor}.json`, g.schema], [`${minor}.descriptions.json`, g.descriptions]]) {
           const same = readFileSync(`${DATA}${file}`, "utf8") === text && rec.outputs[file] === sha256(text);
           if (!same) bad++;

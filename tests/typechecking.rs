@@ -58,6 +58,41 @@ fn warnings(r: &TypecheckResult) -> Vec<(String, String)> {
 
 const DEPLOY: (&[&str], &[&str], &[&str]) = (&["apps"], &["v1"], &["deployments"]);
 
+/// Each version types against its own bundle (§2.5): `PodSpec.schedulingGroup` is in the
+/// kubernetes/api Go types from v0.36 on (1.36 and 1.37 bundles are generated from them by
+/// scripts/gen-schemas-go.mjs), not in 1.35's published spec.
+#[test]
+fn builtin_schemas_per_version() {
+    let manifests = policy(
+        &[(&[""], &["v1"], &["pods"])],
+        validations(&["object.spec.schedulingGroup.podGroupName != ''"]),
+    );
+    let at = |version: &str| {
+        warnings(&typecheck(&EvaluateInput {
+            manifests: Manifests::Text(manifests.clone()),
+            kubernetes_version: Some(version.to_string()),
+            ..Default::default()
+        }))
+    };
+    let old = at("1.35");
+    assert_eq!(old.len(), 1, "{old:?}");
+    assert!(old[0].1.contains("undefined field 'schedulingGroup'"), "{}", old[0].1);
+    assert_eq!(at("1.36"), []);
+    assert_eq!(at("1.37"), []);
+    // A misspelt field is still found with the generated bundles.
+    let typo = policy(
+        &[(&[""], &["v1"], &["pods"])],
+        validations(&["object.spec.schedulingGroup.podGroupNam != ''"]),
+    );
+    let w = warnings(&typecheck(&EvaluateInput {
+        manifests: Manifests::Text(typo),
+        kubernetes_version: Some("1.37".to_string()),
+        ..Default::default()
+    }));
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].1.contains("undefined field 'podGroupNam'"), "{}", w[0].1);
+}
+
 fn object_with(props: Value) -> Value {
     json!({"type": "object", "properties": props})
 }
