@@ -134,3 +134,37 @@ spec:
   assert.equal(wasm.hover({ manifests, kubernetesVersion: "1.35" }, manifests.indexOf("spec.replica")).type, "Deployment.spec");
   assert.throws(() => wasm.completeExpression("x", 0, {}, { objectKind: 3 }), /completeExpression\(options\)\.objectKind/);
 });
+
+// Every bundle the package ships (pkg/schemas/index.json) loads, types the version's own fields
+// and documents them: `PodSpec.schedulingGroup` is in the 1.36/1.37 bundles (generated from the Go
+// types), not in 1.35's.
+test("package: every shipped bundle loads and types its own version", { skip: !havePkg && "pkg/ not built" }, async () => {
+  const wasm = await import(new URL("vap_eval.js", pkgDir));
+  wasm.initSync({ module: fs.readFileSync(new URL("vap_eval_bg.wasm", pkgDir)) });
+  const versions = JSON.parse(fs.readFileSync(new URL("schemas/index.json", pkgDir), "utf8"));
+  assert.deepEqual(versions, ["1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37"]);
+  const manifests = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [pods]
+  validations:
+  - expression: "object.spec.schedulingGroup.podGroupName != '' && object.spec.nodeNam == ''"
+`;
+  for (const v of versions) {
+    wasm.loadSchemas(v, fs.readFileSync(new URL(`schemas/${v}.json`, pkgDir), "utf8"));
+    wasm.loadSchemaDescriptions(v, fs.readFileSync(new URL(`schemas/${v}.descriptions.json`, pkgDir), "utf8"));
+    const w = wasm.typecheck({ manifests, kubernetesVersion: v }).policies[0].typeChecking.expressionWarnings;
+    assert.equal(w.length, 1, v);
+    const newer = Number(v.split(".")[1]) >= 36;
+    assert.match(w[0].warning, newer ? /undefined field 'nodeNam'/ : /undefined field 'schedulingGroup'/, v);
+    const c = wasm.completeExpression("object.spec.schedulingGro", 25, {}, { objectKind: "v1/Pod", kubernetesVersion: v });
+    assert.deepEqual(c.items.map((i) => i.label), newer ? ["schedulingGroup"] : [], v);
+    if (newer) assert.match(c.items[0].documentation, /scheduling runtime grouping/, v);
+  }
+});
