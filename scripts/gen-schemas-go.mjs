@@ -394,9 +394,10 @@ class Universe {
     return this.packages.get(importPath);
   }
   // A type expression in the context of a package and a file's imports → a resolved shape:
-  // {simple: [type, format]} | {slice: shape} | {map: shape} | {struct: {importPath, name}} | {iface}
+  // {simple: [type, format]} | {slice: shape} | {map: shape} | {struct: {importPath, name}}
   resolve(expr, importPath, imports) {
     expr = expr.replace(/^\*+/, "");
+    if (expr === "struct{?}") throw new Error(`${importPath}: anonymous struct members are not supported (openapi-gen does not generate them either)`);
     if (SIMPLE[expr]) return { simple: SIMPLE[expr] };
     if (expr === "interface{}") return { simple: SIMPLE["interface{}"] };
     let m;
@@ -412,7 +413,10 @@ class Universe {
         if (expr[k] === "[") depth++;
         else if (expr[k] === "]" && --depth === 0) break;
       }
-      return { map: this.resolve(expr.slice(k + 1), importPath, imports), key: expr.slice(4, k) };
+      // openapi-gen supports string keys only (it fails on others).
+      const key = this.resolve(expr.slice(4, k), importPath, imports);
+      if (key.simple?.[0] !== "string" || key.simple[1] !== "") throw new Error(`${importPath}: map key of ${expr} is not a string`);
+      return { map: this.resolve(expr.slice(k + 1), importPath, imports) };
     }
     let path = importPath;
     let name = expr;
@@ -445,7 +449,7 @@ class Universe {
       const under = this.resolve(n.type, importPath, n.imports);
       if (under.struct) return { ...this.struct(under.struct.importPath, under.struct.name), doc: n.doc };
     }
-    throw new Error(`${path}: type ${name} not found`);
+    throw new Error(`${importPath}: struct type ${name} not found`);
   }
 }
 
