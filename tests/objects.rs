@@ -197,3 +197,139 @@ fn generated_data_matches_its_generator() {
         .expect("python3");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+fn default_at(n: &vap_eval::objects::Normalized, path: &str) -> Option<Value> {
+    n.changes
+        .iter()
+        .find(|c| c.path == path && c.reason == ChangeReason::Default)
+        .and_then(|c| c.after.clone())
+}
+
+#[test]
+fn autoscaling_v1_hpa_defaults() {
+    // kubernetes pkg/apis/autoscaling/v1/defaults.go SetDefaults_HorizontalPodAutoscaler
+    // (minReplicas 1) and conversion.go Convert_v1_HorizontalPodAutoscaler_To_autoscaling_…
+    // ("autoscaling/v1 formerly had an implicit default": no metrics is 80% CPU, which the
+    // conversion back to v1 writes as targetCPUUtilizationPercentage).
+    let hpa = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "h", "namespace": "d"},
+        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 5}});
+    let (v, n) = run(hpa.clone(), 30);
+    assert_eq!(v["spec"]["minReplicas"], 1);
+    assert_eq!(v["spec"]["targetCPUUtilizationPercentage"], 80);
+    assert_eq!(default_at(&n, "spec.targetCPUUtilizationPercentage"), Some(json!(80)));
+    // Given values stay.
+    let mut given = hpa.clone();
+    given["spec"]["minReplicas"] = json!(2);
+    given["spec"]["targetCPUUtilizationPercentage"] = json!(50);
+    let (v, _) = run(given, 37);
+    assert_eq!(
+        (v["spec"]["minReplicas"].clone(), v["spec"]["targetCPUUtilizationPercentage"].clone()),
+        (json!(2), json!(50))
+    );
+    // Other metrics in the annotation: the CPU default does not apply.
+    let mut other = hpa;
+    other["metadata"]["annotations"] =
+        json!({"autoscaling.alpha.kubernetes.io/metrics": "[{\"type\":\"Pods\"}]"});
+    let (v, _) = run(other, 37);
+    assert!(v["spec"].get("targetCPUUtilizationPercentage").is_none());
+}
+
+#[test]
+fn validating_admission_policy_defaults() {
+    // kubernetes pkg/apis/admissionregistration/v1 SetDefaults_ValidatingAdmissionPolicySpec
+    // (failurePolicy Fail) and SetDefaults_MatchResources (matchPolicy Equivalent, empty
+    // selectors), called for policies and bindings by zz_generated.defaults.go.
+    let (v, n) = run(
+        json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+               "metadata": {"name": "p"},
+               "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                         "operations": ["CREATE"], "resources": ["pods"]}]},
+                        "validations": [{"expression": "true"}]}}),
+        30,
+    );
+    assert_eq!(v["spec"]["failurePolicy"], "Fail");
+    let mc = &v["spec"]["matchConstraints"];
+    assert_eq!(
+        (mc["matchPolicy"].clone(), mc["namespaceSelector"].clone(), mc["objectSelector"].clone()),
+        (json!("Equivalent"), json!({}), json!({}))
+    );
+    assert_eq!(mc["resourceRules"][0]["scope"], "*");
+    assert_eq!(default_at(&n, "spec.failurePolicy"), Some(json!("Fail")));
+    let (v, _) = run(
+        json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+               "metadata": {"name": "b"},
+               "spec": {"policyName": "p", "validationActions": ["Deny"], "matchResources": {"matchPolicy": "Exact"}}}),
+        37,
+    );
+    let mr = &v["spec"]["matchResources"];
+    assert_eq!(
+        (mr["matchPolicy"].clone(), mr["namespaceSelector"].clone()),
+        (json!("Exact"), json!({}))
+    );
+}
+
+#[test]
+fn csi_driver_selinux_mount_default() {
+    // SetDefaults_CSIDriver's seLinuxMount false (SELinuxMountReadWriteOncePod, on since 1.28;
+    // kubernetes pkg/apis/storage/fuzzer "match defaulting").
+    let (v, _) = run(
+        json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "c"}, "spec": {}}),
+        30,
+    );
+    assert_eq!(v["spec"]["seLinuxMount"], false);
+    assert_eq!(v["spec"]["attachRequired"], true);
+}
+
+#[test]
+fn feature_gated_defaults_follow_the_version() {
+    // pkg/features/kube_features.go: MaxUnavailableStatefulSet beta on since 1.35
+    // (apps/v1 SetDefaults_StatefulSet: rollingUpdate.maxUnavailable 1).
+    let sts = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "s", "namespace": "d"},
+        "spec": {"serviceName": "s", "selector": {"matchLabels": {"a": "b"}},
+                 "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "x:1"}]}}}});
+    for minor in 30..=37 {
+        let (v, _) = run(sts.clone(), minor);
+        let ru = &v["spec"]["updateStrategy"]["rollingUpdate"];
+        assert_eq!(ru["partition"], 0, "1.{minor}");
+        assert_eq!(ru.get("maxUnavailable").is_some(), minor >= 35, "1.{minor}: {ru}");
+        assert_eq!(v["spec"]["persistentVolumeClaimRetentionPolicy"]["whenDeleted"], "Retain");
+    }
+    // ImageVolume beta on since 1.35 (core/v1 SetDefaults_Volume: an image volume's
+    // pullPolicy by tag, as for containers); the field exists since 1.31.
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+        "spec": {"containers": [{"name": "c", "image": "x:1"}],
+                 "volumes": [{"name": "a", "image": {"reference": "quay.io/x/data:latest"}},
+                             {"name": "b", "image": {"reference": "quay.io/x/data:v1", "pullPolicy": ""}}]}});
+    for minor in 31..=37 {
+        let (v, n) = run(pod.clone(), minor);
+        let vols = &v["spec"]["volumes"];
+        if minor >= 35 {
+            assert_eq!(vols[0]["image"]["pullPolicy"], "Always", "1.{minor}");
+            assert_eq!(vols[1]["image"]["pullPolicy"], "IfNotPresent", "1.{minor}");
+            assert!(default_at(&n, "spec.volumes[0].image.pullPolicy").is_some());
+        } else {
+            assert!(vols[0]["image"].get("pullPolicy").is_none(), "1.{minor}: {vols}");
+            assert!(vols[1]["image"].get("pullPolicy").is_none(), "1.{minor}: {vols}");
+        }
+    }
+    // An explicit empty imagePullPolicy is defaulted too (SetDefaults_Container tests `== ""`).
+    let (v, _) = run(
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+               "spec": {"containers": [{"name": "c", "image": "nginx", "imagePullPolicy": ""}]}}),
+        30,
+    );
+    assert_eq!(v["spec"]["containers"][0]["imagePullPolicy"], "Always");
+}
+
+#[test]
+fn gate_table_matches_the_versioned_feature_specs() {
+    use vap_eval::objects::defaults::gate_enabled;
+    // kube_features.go: {1.31 alpha off, 1.33 beta off, 1.35 beta on} etc.
+    let on = |g: &str, m: u32| gate_enabled(g, KubeVersion::new(m));
+    assert!(!on("ImageVolume", 34) && on("ImageVolume", 35));
+    assert!(!on("PodLevelResources", 33) && on("PodLevelResources", 34));
+    assert!(!on("MaxUnavailableStatefulSet", 34) && on("MaxUnavailableStatefulSet", 35));
+    assert!(on("JobPodReplacementPolicy", 30) && on("StatefulSetAutoDeletePVC", 30));
+    assert!(!on("NoSuchGate", 37));
+}
