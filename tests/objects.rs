@@ -333,3 +333,174 @@ fn gate_table_matches_the_versioned_feature_specs() {
     assert!(on("JobPodReplacementPolicy", 30) && on("StatefulSetAutoDeletePVC", 30));
     assert!(!on("NoSuchGate", 37));
 }
+
+mod registry {
+    //! `vap_eval::objects::registry`: what the generic registry does before validating
+    //! admission (kubernetes staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go
+    //! create/Update, rest/create.go BeforeCreate, rest/update.go BeforeUpdate, and the kinds'
+    //! pkg/registry/<group>/<kind>/strategy.go PrepareForCreate/PrepareForUpdate).
+    use super::*;
+    use vap_eval::objects::registry::{
+        before_validation, Request, PLACEHOLDER_TIME, PLACEHOLDER_UID,
+    };
+
+    fn create(v: Value, minor: u32) -> (Value, Vec<(String, ChangeReason)>) {
+        let (v, _) = run(v, minor);
+        let req = Request { create: true, namespace: "d", namespaced: Some(true) };
+        let (out, changes) =
+            before_validation(&req, &v, None, KubeVersion::new(minor), &[]).expect("modelled");
+        (out, changes.into_iter().map(|c| (c.path, c.reason)).collect())
+    }
+
+    fn update(v: Value, old: Value, crds: &[Value]) -> Value {
+        let req = Request { create: false, namespace: "d", namespaced: Some(true) };
+        before_validation(&req, &v, Some(&old), KubeVersion::new(37), crds).expect("modelled").0
+    }
+
+    fn deployment(spec: Value) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "d"},
+               "spec": spec, "status": {"replicas": 7}})
+    }
+
+    #[test]
+    fn create_fills_system_fields_and_resets_status() {
+        // FillObjectMetaSystemFields (placeholders), deploymentStrategy.PrepareForCreate
+        // (status {}, generation 1).
+        let (v, changes) = create(deployment(json!({"replicas": 2})), 37);
+        assert_eq!(v["metadata"]["uid"], PLACEHOLDER_UID);
+        assert_eq!(v["metadata"]["creationTimestamp"], PLACEHOLDER_TIME);
+        assert_eq!(v["metadata"]["generation"], 1);
+        assert_eq!(v["status"], json!({}));
+        for p in ["metadata.uid", "metadata.creationTimestamp", "metadata.generation", "status"] {
+            assert!(changes.contains(&(p.to_string(), ChangeReason::Registry)), "{p}: {changes:?}");
+        }
+        // Values given stand for the server's clock and UUID.
+        let mut given = deployment(json!({}));
+        given["metadata"]["uid"] = json!("0b3c…");
+        given["metadata"]["creationTimestamp"] = json!("2025-01-02T03:04:05Z");
+        let (v, _) = create(given, 37);
+        assert_eq!(
+            (v["metadata"]["uid"].clone(), v["metadata"]["creationTimestamp"].clone()),
+            (json!("0b3c…"), json!("2025-01-02T03:04:05Z"))
+        );
+    }
+
+    #[test]
+    fn generate_name_and_namespace() {
+        // store.go create: the name from generateName (SimpleNameGenerator: prefix cut to 58
+        // bytes + 5 characters); EnsureObjectNamespaceMatchesRequestNamespace: the request's
+        // namespace on an object without one.
+        let long = "a".repeat(70);
+        let (v, _) = create(
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": long}}),
+            37,
+        );
+        let name = v["metadata"]["name"].as_str().unwrap_or_default().to_string();
+        assert_eq!(name.len(), 63);
+        assert!(name.ends_with("xxxxx"));
+        assert_eq!(v["metadata"]["namespace"], "d");
+        // Cluster-scoped: a namespace in the object is cleared.
+        let req = Request { create: true, namespace: "", namespaced: Some(false) };
+        let cr = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                        "metadata": {"name": "r", "namespace": "x"}, "rules": []});
+        let (out, _) =
+            before_validation(&req, &cr, None, KubeVersion::new(37), &[]).expect("modelled");
+        assert!(out["metadata"].get("namespace").is_none());
+    }
+
+    #[test]
+    fn pod_status_on_create() {
+        // podStrategy.PrepareForCreate: phase Pending, QoS class (qos.ComputePodQOS),
+        // SchedulingGated condition; generation 1 since 1.33.
+        let pod = |res: Value, extra: Value| {
+            let mut p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+                "spec": {"containers": [{"name": "c", "image": "x:1", "resources": res}]}, "status": {"phase": "Running"}});
+            if let (Some(s), Some(e)) = (p["spec"].as_object_mut(), extra.as_object()) {
+                s.extend(e.clone());
+            }
+            p
+        };
+        let qos = |res: Value| create(pod(res, json!({})), 37).0["status"]["qosClass"].clone();
+        assert_eq!(qos(json!({})), "BestEffort");
+        assert_eq!(qos(json!({"limits": {"cpu": "1", "memory": "1Gi"}})), "Guaranteed");
+        assert_eq!(
+            qos(json!({"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "500m"}})),
+            "Burstable"
+        );
+        assert_eq!(qos(json!({"requests": {"cpu": "0"}})), "BestEffort");
+        assert_eq!(qos(json!({"limits": {"cpu": "1"}})), "Burstable");
+        let (v, _) = create(pod(json!({}), json!({"schedulingGates": [{"name": "g"}]})), 37);
+        assert_eq!(v["status"]["phase"], "Pending");
+        assert_eq!(v["status"]["conditions"][0]["reason"], "SchedulingGated");
+        assert_eq!(v["metadata"]["generation"], 1);
+        let (v, _) = create(pod(json!({}), json!({})), 32);
+        assert!(v["metadata"].get("generation").is_none());
+    }
+
+    #[test]
+    fn namespace_on_create() {
+        // namespaceStrategy.PrepareForCreate: status Active, the kubernetes finalizer added.
+        let (v, _) = create(
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}, "spec": {"finalizers": ["a"]}}),
+            37,
+        );
+        assert_eq!(v["spec"]["finalizers"], json!(["a", "kubernetes"]));
+        assert_eq!(v["status"]["phase"], "Active");
+    }
+
+    #[test]
+    fn update_keeps_old_status_and_bumps_generation() {
+        // BeforeUpdate: generation, uid and creationTimestamp from the old object;
+        // deploymentStrategy.PrepareForUpdate: status kept, generation + 1 on a spec or an
+        // annotation change.
+        let mut old = deployment(json!({"replicas": 2}));
+        old["metadata"]["generation"] = json!(4);
+        old["metadata"]["uid"] = json!("u-1");
+        old["metadata"]["creationTimestamp"] = json!("2025-01-02T03:04:05Z");
+        let mut new = deployment(json!({"replicas": 3}));
+        new["status"] = json!({"replicas": 99});
+        let v = update(new.clone(), old.clone(), &[]);
+        assert_eq!(v["metadata"]["generation"], 5);
+        assert_eq!(v["status"], json!({"replicas": 7}));
+        assert_eq!(v["metadata"]["uid"], "u-1");
+        assert_eq!(v["metadata"]["creationTimestamp"], "2025-01-02T03:04:05Z");
+        // Only a label changed: generation stays; an annotation: it bumps (Deployment only).
+        let mut labels = old.clone();
+        labels["metadata"]["labels"] = json!({"a": "b"});
+        assert_eq!(update(labels, old.clone(), &[])["metadata"]["generation"], 4);
+        let mut ann = old.clone();
+        ann["metadata"]["annotations"] = json!({"a": "b"});
+        assert_eq!(update(ann, old.clone(), &[])["metadata"]["generation"], 5);
+    }
+
+    #[test]
+    fn custom_resources() {
+        // customResourceStrategy.PrepareForCreate/PrepareForUpdate: generation 1; status
+        // dropped on create and kept from the old object with the status subresource;
+        // generation + 1 when anything but metadata and status changed.
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "spec": {"group": "ex.com", "names": {"kind": "W"}, "scope": "Namespaced",
+                     "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
+                                   "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
+        let crds = [crd];
+        let w = json!({"apiVersion": "ex.com/v1", "kind": "W", "metadata": {"name": "w", "namespace": "d"},
+                       "spec": {"n": 1}, "status": {"ok": true}});
+        let req = Request { create: true, namespace: "d", namespaced: Some(true) };
+        let (v, _) = before_validation(&req, &w, None, KubeVersion::new(37), &crds).expect("crd");
+        assert!(v.get("status").is_none());
+        assert_eq!(v["metadata"]["generation"], 1);
+        let mut old = w.clone();
+        old["metadata"]["generation"] = json!(2);
+        let mut new = w.clone();
+        new["spec"]["n"] = json!(2);
+        new["status"] = json!({"ok": false});
+        let v = update(new, old.clone(), &crds);
+        assert_eq!(
+            (v["metadata"]["generation"].clone(), v["status"].clone()),
+            (json!(3), json!({"ok": true}))
+        );
+        // Unknown kinds are left alone.
+        let other = json!({"apiVersion": "ex.com/v1", "kind": "Other", "metadata": {"name": "o"}});
+        assert!(before_validation(&req, &other, None, KubeVersion::new(37), &crds).is_none());
+    }
+}
