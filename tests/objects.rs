@@ -504,3 +504,36 @@ mod registry {
         assert!(before_validation(&req, &other, None, KubeVersion::new(37), &crds).is_none());
     }
 }
+
+#[test]
+fn job_selector_is_generated_on_create() {
+    // batch/v1 SetDefaults_Job: manualSelector false; jobStrategy.PrepareForCreate
+    // generateSelector: template labels job-name/controller-uid (legacy and
+    // batch.kubernetes.io/), selector on batch.kubernetes.io/controller-uid.
+    use vap_eval::objects::registry::{before_validation, Request, PLACEHOLDER_UID};
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi", "namespace": "d"},
+        "spec": {"template": {"metadata": {"labels": {"app": "pi"}},
+                 "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "perl:5"}]}}}});
+    let (v, _) = run(job.clone(), 37);
+    assert_eq!(v["spec"]["manualSelector"], false);
+    let req = Request { create: true, namespace: "d", namespaced: Some(true) };
+    let (v, changes) = before_validation(&req, &v, None, KubeVersion::new(37), &[]).expect("job");
+    let labels = &v["spec"]["template"]["metadata"]["labels"];
+    assert_eq!(labels["app"], "pi");
+    assert_eq!(labels["job-name"], "pi");
+    assert_eq!(labels["batch.kubernetes.io/job-name"], "pi");
+    assert_eq!(labels["batch.kubernetes.io/controller-uid"], PLACEHOLDER_UID);
+    assert_eq!(
+        v["spec"]["selector"]["matchLabels"],
+        json!({"batch.kubernetes.io/controller-uid": PLACEHOLDER_UID})
+    );
+    assert!(changes.iter().any(|c| c.path == "spec.template.metadata.labels[job-name]"));
+    // manualSelector: true leaves selector and labels alone.
+    let mut manual = job;
+    manual["spec"]["manualSelector"] = json!(true);
+    manual["spec"]["selector"] = json!({"matchLabels": {"app": "pi"}});
+    let (m, _) = run(manual, 37);
+    let (v, _) = before_validation(&req, &m, None, KubeVersion::new(37), &[]).expect("job");
+    assert_eq!(v["spec"]["selector"]["matchLabels"], json!({"app": "pi"}));
+    assert!(v["spec"]["template"]["metadata"]["labels"].get("job-name").is_none());
+}

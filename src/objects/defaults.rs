@@ -207,6 +207,7 @@ const RULES: &[Rule] = &[
     ("batch.v1.Job", "spec suspend", b'n', "false", ""),
     ("batch.v1.Job", "spec podReplacementPolicy", b'n', "\"Failed\"", "?batch.v1.JobSpec.podReplacementPolicy&%JobPodReplacementPolicy&spec podFailurePolicy!"),
     ("batch.v1.Job", "spec podReplacementPolicy", b'n', "\"TerminatingOrFailed\"", "?batch.v1.JobSpec.podReplacementPolicy&%JobPodReplacementPolicy"),
+    ("batch.v1.Job", "spec manualSelector", b'n', "false", ""),
     ("batch.v1.CronJob", "spec concurrencyPolicy", b'e', "\"Allow\"", ""), // SetDefaults_CronJob
     ("batch.v1.CronJob", "spec suspend", b'n', "false", ""),
     ("batch.v1.CronJob", "spec successfulJobsHistoryLimit", b'n', "3", ""),

@@ -128,6 +128,9 @@ pub fn before_validation(
             if s.2 == Status::Namespace {
                 namespace_finalizer(&mut r, &mut out);
             }
+            if kind == "Job" && out.pointer("/spec/manualSelector") != Some(&Json::Bool(true)) {
+                job_selector(&mut r, &mut out);
+            }
         }
         (Some(old), Some(s), _) => {
             if s.2 == Status::Namespace {
@@ -216,6 +219,27 @@ impl Run<'_> {
             path: path.join("."),
             before,
             after: value,
+            reason: ChangeReason::Registry,
+        });
+    }
+
+    /// Set map key `key` under `path` (created as needed), rendered `path[key]`.
+    fn set_key(&mut self, v: &mut Json, path: &[&str], key: &str, value: Json) {
+        let mut cur = &mut *v;
+        for p in path {
+            let Json::Object(m) = cur else { return };
+            cur = m.entry(p.to_string()).or_insert_with(|| Json::Object(Map::new()));
+            if cur.is_null() {
+                *cur = Json::Object(Map::new());
+            }
+        }
+        let Json::Object(m) = cur else { return };
+        m.insert(key.to_string(), value.clone());
+        self.changes.push(ObjectChange {
+            object: "object".into(),
+            path: format!("{}[{key}]", path.join(".")),
+            before: None,
+            after: Some(value),
             reason: ChangeReason::Registry,
         });
     }
@@ -322,6 +346,31 @@ fn crd_status(crds: &[Json], group: &str, ver: &str, kind: &str) -> bool {
         .flatten()
         .find(|v| v.get("name").and_then(Json::as_str) == Some(ver))
         .is_some_and(|v| v.pointer("/subresources/status").is_some())
+}
+
+/// jobStrategy.PrepareForCreate's generateSelector (unless `manualSelector`): the pod template
+/// labelled with the job's name and uid, the selector matching the uid.
+fn job_selector(r: &mut Run, out: &mut Json) {
+    let name = out.pointer("/metadata/name").cloned().unwrap_or(Json::from(""));
+    let uid = out.pointer("/metadata/uid").cloned().unwrap_or(Json::from(""));
+    let labels = ["spec", "template", "metadata", "labels"];
+    for (key, value) in [
+        ("job-name", &name),
+        ("batch.kubernetes.io/job-name", &name),
+        ("controller-uid", &uid),
+        ("batch.kubernetes.io/controller-uid", &uid),
+    ] {
+        if out
+            .pointer(&format!("/spec/template/metadata/labels/{}", key.replace('/', "~1")))
+            .is_none()
+        {
+            r.set_key(out, &labels, key, value.clone());
+        }
+    }
+    let key = "batch.kubernetes.io/controller-uid";
+    if out.pointer("/spec/selector/matchLabels/batch.kubernetes.io~1controller-uid").is_none() {
+        r.set_key(out, &["spec", "selector", "matchLabels"], key, uid);
+    }
 }
 
 /// namespaceStrategy.PrepareForCreate: the `kubernetes` finalizer is appended when missing.
