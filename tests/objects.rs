@@ -438,6 +438,25 @@ mod registry {
     }
 
     #[test]
+    fn daemon_set_template_generation() {
+        // apps/v1 conversion.go: spec.templateGeneration travels as the annotation
+        // deprecated.daemonset.template.generation; daemonSetStrategy: 1 on create, + 1 on a
+        // template change.
+        let ds = json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "d", "namespace": "d"},
+            "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}},
+                     "spec": {"containers": [{"name": "c", "image": "x:1"}]}}}});
+        let (v, _) = create(ds.clone(), 37);
+        assert_eq!(v["metadata"]["annotations"]["deprecated.daemonset.template.generation"], "1");
+        let (old, _) = run(v, 37);
+        let mut new = old.clone();
+        new["spec"]["template"]["spec"]["containers"][0]["image"] = json!("x:2");
+        let v = update(new, old.clone(), &[]);
+        assert_eq!(v["metadata"]["annotations"]["deprecated.daemonset.template.generation"], "2");
+        let v = update(old.clone(), old, &[]);
+        assert_eq!(v["metadata"]["annotations"]["deprecated.daemonset.template.generation"], "1");
+    }
+
+    #[test]
     fn namespace_on_create() {
         // namespaceStrategy.PrepareForCreate: status Active, the kubernetes finalizer added.
         let (v, _) = create(

@@ -109,10 +109,14 @@ pub fn before_validation(
         return None;
     }
     let old = if request.create { None } else { Some(old?) };
+    let daemon_set = group == "apps" && kind == "DaemonSet";
     let mut out = object.clone();
     let mut r = Run { changes: Vec::new(), version, model: &model };
     let strategy = STRATEGIES.iter().find(|s| s.0 == group && s.1 == kind);
     meta_common(&mut r, &mut out, request, old);
+    if daemon_set {
+        template_generation(&mut r, &mut out, old);
+    }
     match (old, strategy, root) {
         (None, Some(s), Some(root)) => {
             if version.minor >= s.3 {
@@ -234,11 +238,14 @@ impl Run<'_> {
             }
         }
         let Json::Object(m) = cur else { return };
-        m.insert(key.to_string(), value.clone());
+        let before = m.insert(key.to_string(), value.clone());
+        if before.as_ref() == Some(&value) {
+            return;
+        }
         self.changes.push(ObjectChange {
             object: "object".into(),
             path: format!("{}[{key}]", path.join(".")),
-            before: None,
+            before,
             after: Some(value),
             reason: ChangeReason::Registry,
         });
@@ -346,6 +353,29 @@ fn crd_status(crds: &[Json], group: &str, ver: &str, kind: &str) -> bool {
         .flatten()
         .find(|v| v.get("name").and_then(Json::as_str) == Some(ver))
         .is_some_and(|v| v.pointer("/subresources/status").is_some())
+}
+
+/// DaemonSet `spec.templateGeneration`, which apps/v1 carries in the annotation
+/// `deprecated.daemonset.template.generation` (conversion.go: read into the internal field,
+/// written back on every conversion to v1): at least 1 on create (daemonSetStrategy.
+/// PrepareForCreate); the old one on update, + 1 when the pod template changed
+/// (PrepareForUpdate).
+fn template_generation(r: &mut Run, out: &mut Json, old: Option<&Json>) {
+    const KEY: &str = "deprecated.daemonset.template.generation";
+    let read = |v: &Json| {
+        v.pointer("/metadata/annotations/deprecated.daemonset.template.generation")
+            .and_then(Json::as_str)
+            .and_then(|s| s.parse::<i64>().ok())
+            .unwrap_or(0)
+    };
+    let g = match old {
+        None => read(out).max(1),
+        Some(old) if out.pointer("/spec/template") != old.pointer("/spec/template") => {
+            read(old).saturating_add(1)
+        }
+        Some(old) => read(old),
+    };
+    r.set_key(out, &["metadata", "annotations"], KEY, Json::from(g.to_string()));
 }
 
 /// jobStrategy.PrepareForCreate's generateSelector (unless `manualSelector`): the pod template
