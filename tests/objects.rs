@@ -457,6 +457,39 @@ mod registry {
     }
 
     #[test]
+    fn more_kinds_on_create() {
+        // persistentvolumeclaimStrategy.PrepareForCreate resets the status the defaulting just
+        // set (SetDefaults_PersistentVolumeClaim's phase Pending); the HPA's status reset is
+        // written with its non-omitempty counters; PDB and Ingress get generation 1, the HPA
+        // none.
+        let (v, _) = create(
+            json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c", "namespace": "d"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}),
+            37,
+        );
+        assert_eq!(v["status"], json!({}));
+        let (v, _) = create(
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h", "namespace": "d"},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "w"}, "maxReplicas": 3}, "status": {"desiredReplicas": 5}}),
+            37,
+        );
+        assert_eq!(v["status"]["desiredReplicas"], 0);
+        assert!(v["metadata"].get("generation").is_none());
+        let (v, _) = create(
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p", "namespace": "d"},
+            "spec": {"minAvailable": 1}}),
+            37,
+        );
+        assert_eq!(v["metadata"]["generation"], 1);
+        let (v, _) = create(
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "n", "namespace": "d"},
+            "spec": {"podSelector": {}}}),
+            37,
+        );
+        assert_eq!(v["metadata"]["generation"], 1);
+    }
+
+    #[test]
     fn namespace_on_create() {
         // namespaceStrategy.PrepareForCreate: status Active, the kubernetes finalizer added.
         let (v, _) = create(

@@ -41,6 +41,8 @@ enum Status {
     Pod,
     /// Namespace: `{phase: Active}`, and the `kubernetes` finalizer.
     Namespace,
+    /// Not touched (the kind has no status in the supported versions).
+    Untouched,
 }
 
 /// When `PrepareForUpdate` bumps `metadata.generation`.
@@ -67,6 +69,11 @@ const STRATEGIES: &[(&str, &str, Status, u32, Bump)] = &[
     ("batch", "CronJob", Status::Reset, 0, Bump::Spec),
     ("", "ReplicationController", Status::Reset, 0, Bump::Spec),
     ("", "Service", Status::Reset, u32::MAX, Bump::Never),
+    ("", "PersistentVolumeClaim", Status::Reset, u32::MAX, Bump::Never),
+    ("autoscaling", "HorizontalPodAutoscaler", Status::Reset, u32::MAX, Bump::Never),
+    ("policy", "PodDisruptionBudget", Status::Reset, 0, Bump::Spec),
+    ("networking.k8s.io", "Ingress", Status::Reset, 0, Bump::Spec),
+    ("networking.k8s.io", "NetworkPolicy", Status::Untouched, 0, Bump::Spec),
     // Pod generation: set on create and bumped on spec changes since 1.33 (KEP-5067).
     ("", "Pod", Status::Pod, 33, Bump::Spec),
     ("", "Namespace", Status::Namespace, u32::MAX, Bump::Never),
@@ -123,12 +130,15 @@ pub fn before_validation(
                 r.set(&mut out, &["metadata", "generation"], Some(Json::from(1)));
             }
             let status = match s.2 {
-                Status::Reset => Json::Object(Map::new()),
-                Status::Pod => pod_status(&out),
-                Status::Namespace => serde_json::json!({"phase": "Active"}),
+                Status::Reset => Some(Json::Object(Map::new())),
+                Status::Pod => Some(pod_status(&out)),
+                Status::Namespace => Some(serde_json::json!({"phase": "Active"})),
+                Status::Untouched => None,
             };
-            let status = r.encoded(root, "status", status);
-            r.set(&mut out, &["status"], Some(status));
+            if let Some(status) = status {
+                let status = r.encoded(root, "status", status);
+                r.set(&mut out, &["status"], Some(status));
+            }
             if s.2 == Status::Namespace {
                 namespace_finalizer(&mut r, &mut out);
             }
@@ -141,7 +151,9 @@ pub fn before_validation(
                 let f = old.pointer("/spec/finalizers").cloned();
                 r.set(&mut out, &["spec", "finalizers"], f);
             }
-            r.set(&mut out, &["status"], old.get("status").cloned());
+            if s.2 != Status::Untouched {
+                r.set(&mut out, &["status"], old.get("status").cloned());
+            }
             let changed = match s.4 {
                 Bump::Never => false,
                 Bump::Spec => out.get("spec") != old.get("spec"),
