@@ -600,13 +600,28 @@ fn registered(
     if changes.is_empty() {
         return None;
     }
-    let mut out = request.clone();
-    if out.name.is_empty() {
-        if let Some(n) = object.pointer("/metadata/name").and_then(serde_json::Value::as_str) {
-            out.name = n.to_string();
-        }
-    }
-    out.object = Some(object);
+    // Field by field, so the object is not copied once more only to be replaced.
+    let name = match object.pointer("/metadata/name").and_then(serde_json::Value::as_str) {
+        Some(n) if request.name.is_empty() => n.to_string(),
+        _ => request.name.clone(),
+    };
+    let out = AdmissionRequest {
+        operation: request.operation,
+        kind: request.kind.clone(),
+        resource: request.resource.clone(),
+        sub_resource: request.sub_resource.clone(),
+        request_kind: request.request_kind.clone(),
+        request_resource: request.request_resource.clone(),
+        request_sub_resource: request.request_sub_resource.clone(),
+        name,
+        namespace: request.namespace.clone(),
+        user_info: request.user_info.clone(),
+        dry_run: request.dry_run,
+        options: request.options.clone(),
+        object: Some(object),
+        old_object: request.old_object.clone(),
+        namespaced: request.namespaced,
+    };
     Some((out, changes))
 }
 
