@@ -511,8 +511,9 @@ pub fn evaluate_owned(set: &PolicySet, docs: RequestDocuments) -> EvaluateResult
         };
     };
     #[allow(unused_variables)]
-    let (response, policies, webhooks, kyverno) =
+    let (response, policies, webhooks, kyverno, registry) =
         admit(set, &request, &set.catalog, &mut diagnostics);
+    object_changes.extend(registry);
     EvaluateResult {
         response,
         request: Some(RequestSummary::new(&request)),
@@ -536,7 +537,10 @@ fn admit(
     request: &AdmissionRequest,
     catalog: &crate::admission::resources::ResourceCatalog,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>, KyvernoOut) {
+) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>, KyvernoOut, Vec<ObjectChange>) {
+    // What the registry makes of the object before validating admission (crate::objects::registry).
+    let registered = registered(set, request);
+    let validated = registered.as_ref().map_or(request, |r| &r.0);
     // One view of the namespaces for every plugin: an assumed namespace (`missingNamespaces`)
     // is the same for the webhooks' namespaceSelectors and the policies.
     let namespaces = crate::admission::namespaces::Namespaces::new(set, request);
@@ -546,18 +550,79 @@ fn admit(
     let vap_set = kyverno.extended.as_deref().unwrap_or(set);
     #[cfg(not(feature = "kyverno"))]
     let vap_set = set;
-    let (mut response, policies, webhooks) =
-        admission_chain(set, vap_set, request, catalog, &namespaces, diagnostics);
+    let (mut response, policies, webhooks, reached) =
+        admission_chain(set, vap_set, request, validated, catalog, &namespaces, diagnostics);
     diagnostics.extend(namespaces.assumed_diagnostic());
     #[cfg(feature = "kyverno")]
-    let kyverno = crate::kyverno::evaluate_loaded(set, &kyverno.loaded, request).map(|k| {
+    let kyverno = crate::kyverno::evaluate_loaded(set, &kyverno.loaded, validated).map(|k| {
         diagnostics.extend(k.diagnostics);
         crate::kyverno::combine(&mut response, &k.result.response);
         k.result
     });
     #[cfg(not(feature = "kyverno"))]
     let kyverno = ();
-    (response, policies, webhooks, kyverno)
+    let changes = match registered {
+        Some((_, changes)) if reached => changes,
+        _ => Vec::new(),
+    };
+    (response, policies, webhooks, kyverno, changes)
+}
+
+/// The request validating admission receives: its object as the registry leaves it after
+/// `rest.BeforeCreate` / `rest.BeforeUpdate` (crate::objects::registry), and for a generated
+/// name that name (`rest.AdmissionToValidateObjectFunc`). `None` when nothing changes, objects
+/// are taken as given, or the request is not a CREATE or UPDATE of a main resource.
+fn registered(
+    set: &PolicySet,
+    request: &AdmissionRequest,
+) -> Option<(AdmissionRequest, Vec<ObjectChange>)> {
+    use crate::admission::request::Operation;
+    let create = match request.operation {
+        Operation::Create => true,
+        Operation::Update => false,
+        _ => return None,
+    };
+    if !set.normalize_objects || !request.sub_resource.is_empty() {
+        return None;
+    }
+    let r = crate::objects::registry::Request {
+        create,
+        namespace: &request.namespace,
+        namespaced: request.namespaced,
+    };
+    let (object, changes) = crate::objects::registry::before_validation(
+        &r,
+        request.object.as_ref()?,
+        request.old_object.as_ref(),
+        set.version,
+        &set.manifests.crds,
+    )?;
+    if changes.is_empty() {
+        return None;
+    }
+    // Field by field, so the object is not copied once more only to be replaced.
+    let name = match object.pointer("/metadata/name").and_then(serde_json::Value::as_str) {
+        Some(n) if request.name.is_empty() => n.to_string(),
+        _ => request.name.clone(),
+    };
+    let out = AdmissionRequest {
+        operation: request.operation,
+        kind: request.kind.clone(),
+        resource: request.resource.clone(),
+        sub_resource: request.sub_resource.clone(),
+        request_kind: request.request_kind.clone(),
+        request_resource: request.request_resource.clone(),
+        request_sub_resource: request.request_sub_resource.clone(),
+        name,
+        namespace: request.namespace.clone(),
+        user_info: request.user_info.clone(),
+        dry_run: request.dry_run,
+        options: request.options.clone(),
+        object: Some(object),
+        old_object: request.old_object.clone(),
+        namespaced: request.namespaced,
+    };
+    Some((out, changes))
 }
 
 #[cfg(feature = "kyverno")]
@@ -566,14 +631,17 @@ type KyvernoOut = Option<crate::kyverno::KyvernoResult>;
 type KyvernoOut = ();
 
 /// `vap_set`: the policies to dispatch (the set, plus the policies Kyverno generates).
+/// `validated` is the request the validating plugins receive (after the registry); the fourth
+/// value says whether they were reached.
 fn admission_chain(
     set: &PolicySet,
     vap_set: &PolicySet,
     request: &AdmissionRequest,
+    validated: &AdmissionRequest,
     catalog: &crate::admission::resources::ResourceCatalog,
     namespaces: &crate::admission::namespaces::Namespaces,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>) {
+) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>, bool) {
     use crate::webhook::dispatcher::{dispatch_phase, not_reached, Env};
     use crate::webhook::types::WebhookKind::{Mutating, Validating};
     let hooks = &set.webhooks.configurations;
@@ -591,9 +659,9 @@ fn admission_chain(
         ));
         let response =
             AdmissionResponse { allowed: false, status: Some(status), ..Default::default() };
-        return (response, Vec::new(), webhooks);
+        return (response, Vec::new(), webhooks, false);
     }
-    let out = dispatch(vap_set, request, namespaces);
+    let out = dispatch(vap_set, validated, namespaces);
     diagnostics.extend(out.diagnostics);
     let mut response = out.response;
     if !response.allowed {
@@ -606,8 +674,9 @@ fn admission_chain(
             ));
         }
         webhooks.extend(skipped);
-        return (response, out.policies, webhooks);
+        return (response, out.policies, webhooks, true);
     }
+    let cx = crate::admission::matching::MatchContext { request: validated, namespaces, catalog };
     let validating = dispatch_phase(hooks, Validating, cx, &env);
     diagnostics.extend(validating.diagnostics);
     webhooks.extend(validating.webhooks);
@@ -615,7 +684,7 @@ fn admission_chain(
         response.allowed = false;
         response.status = Some(status);
     }
-    (response, out.policies, webhooks)
+    (response, out.policies, webhooks, true)
 }
 
 /// Output of `typecheck`.

@@ -197,3 +197,395 @@ fn generated_data_matches_its_generator() {
         .expect("python3");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+fn default_at(n: &vap_eval::objects::Normalized, path: &str) -> Option<Value> {
+    n.changes
+        .iter()
+        .find(|c| c.path == path && c.reason == ChangeReason::Default)
+        .and_then(|c| c.after.clone())
+}
+
+#[test]
+fn autoscaling_v1_hpa_defaults() {
+    // kubernetes pkg/apis/autoscaling/v1/defaults.go SetDefaults_HorizontalPodAutoscaler
+    // (minReplicas 1) and conversion.go Convert_v1_HorizontalPodAutoscaler_To_autoscaling_…
+    // ("autoscaling/v1 formerly had an implicit default": no metrics is 80% CPU, which the
+    // conversion back to v1 writes as targetCPUUtilizationPercentage).
+    let hpa = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "h", "namespace": "d"},
+        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 5}});
+    let (v, n) = run(hpa.clone(), 30);
+    assert_eq!(v["spec"]["minReplicas"], 1);
+    assert_eq!(v["spec"]["targetCPUUtilizationPercentage"], 80);
+    assert_eq!(default_at(&n, "spec.targetCPUUtilizationPercentage"), Some(json!(80)));
+    // Given values stay.
+    let mut given = hpa.clone();
+    given["spec"]["minReplicas"] = json!(2);
+    given["spec"]["targetCPUUtilizationPercentage"] = json!(50);
+    let (v, _) = run(given, 37);
+    assert_eq!(
+        (v["spec"]["minReplicas"].clone(), v["spec"]["targetCPUUtilizationPercentage"].clone()),
+        (json!(2), json!(50))
+    );
+    // Other metrics in the annotation: the CPU default does not apply.
+    let mut other = hpa;
+    other["metadata"]["annotations"] =
+        json!({"autoscaling.alpha.kubernetes.io/metrics": "[{\"type\":\"Pods\"}]"});
+    let (v, _) = run(other, 37);
+    assert!(v["spec"].get("targetCPUUtilizationPercentage").is_none());
+}
+
+#[test]
+fn validating_admission_policy_defaults() {
+    // kubernetes pkg/apis/admissionregistration/v1 SetDefaults_ValidatingAdmissionPolicySpec
+    // (failurePolicy Fail) and SetDefaults_MatchResources (matchPolicy Equivalent, empty
+    // selectors), called for policies and bindings by zz_generated.defaults.go.
+    let (v, n) = run(
+        json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+               "metadata": {"name": "p"},
+               "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                         "operations": ["CREATE"], "resources": ["pods"]}]},
+                        "validations": [{"expression": "true"}]}}),
+        30,
+    );
+    assert_eq!(v["spec"]["failurePolicy"], "Fail");
+    let mc = &v["spec"]["matchConstraints"];
+    assert_eq!(
+        (mc["matchPolicy"].clone(), mc["namespaceSelector"].clone(), mc["objectSelector"].clone()),
+        (json!("Equivalent"), json!({}), json!({}))
+    );
+    assert_eq!(mc["resourceRules"][0]["scope"], "*");
+    assert_eq!(default_at(&n, "spec.failurePolicy"), Some(json!("Fail")));
+    let (v, _) = run(
+        json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+               "metadata": {"name": "b"},
+               "spec": {"policyName": "p", "validationActions": ["Deny"], "matchResources": {"matchPolicy": "Exact"}}}),
+        37,
+    );
+    let mr = &v["spec"]["matchResources"];
+    assert_eq!(
+        (mr["matchPolicy"].clone(), mr["namespaceSelector"].clone()),
+        (json!("Exact"), json!({}))
+    );
+}
+
+#[test]
+fn csi_driver_selinux_mount_default() {
+    // SetDefaults_CSIDriver's seLinuxMount false (SELinuxMountReadWriteOncePod, on since 1.28;
+    // kubernetes pkg/apis/storage/fuzzer "match defaulting").
+    let (v, _) = run(
+        json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "c"}, "spec": {}}),
+        30,
+    );
+    assert_eq!(v["spec"]["seLinuxMount"], false);
+    assert_eq!(v["spec"]["attachRequired"], true);
+}
+
+#[test]
+fn feature_gated_defaults_follow_the_version() {
+    // pkg/features/kube_features.go: MaxUnavailableStatefulSet beta on since 1.35
+    // (apps/v1 SetDefaults_StatefulSet: rollingUpdate.maxUnavailable 1).
+    let sts = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "s", "namespace": "d"},
+        "spec": {"serviceName": "s", "selector": {"matchLabels": {"a": "b"}},
+                 "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "x:1"}]}}}});
+    for minor in 30..=37 {
+        let (v, _) = run(sts.clone(), minor);
+        let ru = &v["spec"]["updateStrategy"]["rollingUpdate"];
+        assert_eq!(ru["partition"], 0, "1.{minor}");
+        assert_eq!(ru.get("maxUnavailable").is_some(), minor >= 35, "1.{minor}: {ru}");
+        assert_eq!(v["spec"]["persistentVolumeClaimRetentionPolicy"]["whenDeleted"], "Retain");
+    }
+    // ImageVolume beta on since 1.35 (core/v1 SetDefaults_Volume: an image volume's
+    // pullPolicy by tag, as for containers); the field exists since 1.31.
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+        "spec": {"containers": [{"name": "c", "image": "x:1"}],
+                 "volumes": [{"name": "a", "image": {"reference": "quay.io/x/data:latest"}},
+                             {"name": "b", "image": {"reference": "quay.io/x/data:v1", "pullPolicy": ""}}]}});
+    for minor in 31..=37 {
+        let (v, n) = run(pod.clone(), minor);
+        let vols = &v["spec"]["volumes"];
+        if minor >= 35 {
+            assert_eq!(vols[0]["image"]["pullPolicy"], "Always", "1.{minor}");
+            assert_eq!(vols[1]["image"]["pullPolicy"], "IfNotPresent", "1.{minor}");
+            assert!(default_at(&n, "spec.volumes[0].image.pullPolicy").is_some());
+        } else {
+            assert!(vols[0]["image"].get("pullPolicy").is_none(), "1.{minor}: {vols}");
+            assert!(vols[1]["image"].get("pullPolicy").is_none(), "1.{minor}: {vols}");
+        }
+    }
+    // An explicit empty imagePullPolicy is defaulted too (SetDefaults_Container tests `== ""`).
+    let (v, _) = run(
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+               "spec": {"containers": [{"name": "c", "image": "nginx", "imagePullPolicy": ""}]}}),
+        30,
+    );
+    assert_eq!(v["spec"]["containers"][0]["imagePullPolicy"], "Always");
+}
+
+#[test]
+fn gate_table_matches_the_versioned_feature_specs() {
+    use vap_eval::objects::defaults::gate_enabled;
+    // kube_features.go: {1.31 alpha off, 1.33 beta off, 1.35 beta on} etc.
+    let on = |g: &str, m: u32| gate_enabled(g, KubeVersion::new(m));
+    assert!(!on("ImageVolume", 34) && on("ImageVolume", 35));
+    assert!(!on("PodLevelResources", 33) && on("PodLevelResources", 34));
+    assert!(!on("MaxUnavailableStatefulSet", 34) && on("MaxUnavailableStatefulSet", 35));
+    assert!(on("JobPodReplacementPolicy", 30) && on("StatefulSetAutoDeletePVC", 30));
+    assert!(!on("NoSuchGate", 37));
+}
+
+mod registry {
+    //! `vap_eval::objects::registry`: what the generic registry does before validating
+    //! admission (kubernetes staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go
+    //! create/Update, rest/create.go BeforeCreate, rest/update.go BeforeUpdate, and the kinds'
+    //! pkg/registry/<group>/<kind>/strategy.go PrepareForCreate/PrepareForUpdate).
+    use super::*;
+    use vap_eval::objects::registry::{
+        before_validation, Request, PLACEHOLDER_TIME, PLACEHOLDER_UID,
+    };
+
+    fn create(v: Value, minor: u32) -> (Value, Vec<(String, ChangeReason)>) {
+        let (v, _) = run(v, minor);
+        let req = Request { create: true, namespace: "d", namespaced: Some(true) };
+        let (out, changes) =
+            before_validation(&req, &v, None, KubeVersion::new(minor), &[]).expect("modelled");
+        (out, changes.into_iter().map(|c| (c.path, c.reason)).collect())
+    }
+
+    fn update(v: Value, old: Value, crds: &[Value]) -> Value {
+        let req = Request { create: false, namespace: "d", namespaced: Some(true) };
+        before_validation(&req, &v, Some(&old), KubeVersion::new(37), crds).expect("modelled").0
+    }
+
+    fn deployment(spec: Value) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "d"},
+               "spec": spec, "status": {"replicas": 7}})
+    }
+
+    #[test]
+    fn create_fills_system_fields_and_resets_status() {
+        // FillObjectMetaSystemFields (placeholders), deploymentStrategy.PrepareForCreate
+        // (status {}, generation 1).
+        let (v, changes) = create(deployment(json!({"replicas": 2})), 37);
+        assert_eq!(v["metadata"]["uid"], PLACEHOLDER_UID);
+        assert_eq!(v["metadata"]["creationTimestamp"], PLACEHOLDER_TIME);
+        assert_eq!(v["metadata"]["generation"], 1);
+        assert_eq!(v["status"], json!({}));
+        for p in ["metadata.uid", "metadata.creationTimestamp", "metadata.generation", "status"] {
+            assert!(changes.contains(&(p.to_string(), ChangeReason::Registry)), "{p}: {changes:?}");
+        }
+        // Values given stand for the server's clock and UUID.
+        let mut given = deployment(json!({}));
+        given["metadata"]["uid"] = json!("0b3c…");
+        given["metadata"]["creationTimestamp"] = json!("2025-01-02T03:04:05Z");
+        let (v, _) = create(given, 37);
+        assert_eq!(
+            (v["metadata"]["uid"].clone(), v["metadata"]["creationTimestamp"].clone()),
+            (json!("0b3c…"), json!("2025-01-02T03:04:05Z"))
+        );
+    }
+
+    #[test]
+    fn generate_name_and_namespace() {
+        // store.go create: the name from generateName (SimpleNameGenerator: prefix cut to 58
+        // bytes + 5 characters); EnsureObjectNamespaceMatchesRequestNamespace: the request's
+        // namespace on an object without one.
+        let long = "a".repeat(70);
+        let (v, _) = create(
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": long}}),
+            37,
+        );
+        let name = v["metadata"]["name"].as_str().unwrap_or_default().to_string();
+        assert_eq!(name.len(), 63);
+        assert!(name.ends_with("xxxxx"));
+        assert_eq!(v["metadata"]["namespace"], "d");
+        // Cluster-scoped: a namespace in the object is cleared.
+        let req = Request { create: true, namespace: "", namespaced: Some(false) };
+        let cr = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                        "metadata": {"name": "r", "namespace": "x"}, "rules": []});
+        let (out, _) =
+            before_validation(&req, &cr, None, KubeVersion::new(37), &[]).expect("modelled");
+        assert!(out["metadata"].get("namespace").is_none());
+    }
+
+    #[test]
+    fn pod_status_on_create() {
+        // podStrategy.PrepareForCreate: phase Pending, QoS class (qos.ComputePodQOS),
+        // SchedulingGated condition; generation 1 since 1.33.
+        let pod = |res: Value, extra: Value| {
+            let mut p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+                "spec": {"containers": [{"name": "c", "image": "x:1", "resources": res}]}, "status": {"phase": "Running"}});
+            if let (Some(s), Some(e)) = (p["spec"].as_object_mut(), extra.as_object()) {
+                s.extend(e.clone());
+            }
+            p
+        };
+        let qos = |res: Value| create(pod(res, json!({})), 37).0["status"]["qosClass"].clone();
+        assert_eq!(qos(json!({})), "BestEffort");
+        assert_eq!(qos(json!({"limits": {"cpu": "1", "memory": "1Gi"}})), "Guaranteed");
+        assert_eq!(
+            qos(json!({"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "500m"}})),
+            "Burstable"
+        );
+        assert_eq!(qos(json!({"requests": {"cpu": "0"}})), "BestEffort");
+        assert_eq!(qos(json!({"limits": {"cpu": "1"}})), "Burstable");
+        let (v, _) = create(pod(json!({}), json!({"schedulingGates": [{"name": "g"}]})), 37);
+        assert_eq!(v["status"]["phase"], "Pending");
+        assert_eq!(v["status"]["conditions"][0]["reason"], "SchedulingGated");
+        assert_eq!(v["metadata"]["generation"], 1);
+        let (v, _) = create(pod(json!({}), json!({})), 32);
+        assert!(v["metadata"].get("generation").is_none());
+    }
+
+    #[test]
+    fn daemon_set_template_generation() {
+        // apps/v1 conversion.go: spec.templateGeneration travels as the annotation
+        // deprecated.daemonset.template.generation; daemonSetStrategy: 1 on create, + 1 on a
+        // template change.
+        let ds = json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "d", "namespace": "d"},
+            "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}},
+                     "spec": {"containers": [{"name": "c", "image": "x:1"}]}}}});
+        let (v, _) = create(ds.clone(), 37);
+        assert_eq!(v["metadata"]["annotations"]["deprecated.daemonset.template.generation"], "1");
+        let (old, _) = run(v, 37);
+        let mut new = old.clone();
+        new["spec"]["template"]["spec"]["containers"][0]["image"] = json!("x:2");
+        let v = update(new, old.clone(), &[]);
+        assert_eq!(v["metadata"]["annotations"]["deprecated.daemonset.template.generation"], "2");
+        let v = update(old.clone(), old, &[]);
+        assert_eq!(v["metadata"]["annotations"]["deprecated.daemonset.template.generation"], "1");
+    }
+
+    #[test]
+    fn more_kinds_on_create() {
+        // persistentvolumeclaimStrategy.PrepareForCreate resets the status the defaulting just
+        // set (SetDefaults_PersistentVolumeClaim's phase Pending); the HPA's status reset is
+        // written with its non-omitempty counters; PDB and Ingress get generation 1, the HPA
+        // none.
+        let (v, _) = create(
+            json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c", "namespace": "d"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}),
+            37,
+        );
+        assert_eq!(v["status"], json!({}));
+        let (v, _) = create(
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h", "namespace": "d"},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "w"}, "maxReplicas": 3}, "status": {"desiredReplicas": 5}}),
+            37,
+        );
+        assert_eq!(v["status"]["desiredReplicas"], 0);
+        assert!(v["metadata"].get("generation").is_none());
+        let (v, _) = create(
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p", "namespace": "d"},
+            "spec": {"minAvailable": 1}}),
+            37,
+        );
+        assert_eq!(v["metadata"]["generation"], 1);
+        let (v, _) = create(
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "n", "namespace": "d"},
+            "spec": {"podSelector": {}}}),
+            37,
+        );
+        assert_eq!(v["metadata"]["generation"], 1);
+    }
+
+    #[test]
+    fn namespace_on_create() {
+        // namespaceStrategy.PrepareForCreate: status Active, the kubernetes finalizer added.
+        let (v, _) = create(
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}, "spec": {"finalizers": ["a"]}}),
+            37,
+        );
+        assert_eq!(v["spec"]["finalizers"], json!(["a", "kubernetes"]));
+        assert_eq!(v["status"]["phase"], "Active");
+    }
+
+    #[test]
+    fn update_keeps_old_status_and_bumps_generation() {
+        // BeforeUpdate: generation, uid and creationTimestamp from the old object;
+        // deploymentStrategy.PrepareForUpdate: status kept, generation + 1 on a spec or an
+        // annotation change.
+        let mut old = deployment(json!({"replicas": 2}));
+        old["metadata"]["generation"] = json!(4);
+        old["metadata"]["uid"] = json!("u-1");
+        old["metadata"]["creationTimestamp"] = json!("2025-01-02T03:04:05Z");
+        let mut new = deployment(json!({"replicas": 3}));
+        new["status"] = json!({"replicas": 99});
+        let v = update(new.clone(), old.clone(), &[]);
+        assert_eq!(v["metadata"]["generation"], 5);
+        assert_eq!(v["status"], json!({"replicas": 7}));
+        assert_eq!(v["metadata"]["uid"], "u-1");
+        assert_eq!(v["metadata"]["creationTimestamp"], "2025-01-02T03:04:05Z");
+        // Only a label changed: generation stays; an annotation: it bumps (Deployment only).
+        let mut labels = old.clone();
+        labels["metadata"]["labels"] = json!({"a": "b"});
+        assert_eq!(update(labels, old.clone(), &[])["metadata"]["generation"], 4);
+        let mut ann = old.clone();
+        ann["metadata"]["annotations"] = json!({"a": "b"});
+        assert_eq!(update(ann, old.clone(), &[])["metadata"]["generation"], 5);
+    }
+
+    #[test]
+    fn custom_resources() {
+        // customResourceStrategy.PrepareForCreate/PrepareForUpdate: generation 1; status
+        // dropped on create and kept from the old object with the status subresource;
+        // generation + 1 when anything but metadata and status changed.
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "spec": {"group": "ex.com", "names": {"kind": "W"}, "scope": "Namespaced",
+                     "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
+                                   "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
+        let crds = [crd];
+        let w = json!({"apiVersion": "ex.com/v1", "kind": "W", "metadata": {"name": "w", "namespace": "d"},
+                       "spec": {"n": 1}, "status": {"ok": true}});
+        let req = Request { create: true, namespace: "d", namespaced: Some(true) };
+        let (v, _) = before_validation(&req, &w, None, KubeVersion::new(37), &crds).expect("crd");
+        assert!(v.get("status").is_none());
+        assert_eq!(v["metadata"]["generation"], 1);
+        let mut old = w.clone();
+        old["metadata"]["generation"] = json!(2);
+        let mut new = w.clone();
+        new["spec"]["n"] = json!(2);
+        new["status"] = json!({"ok": false});
+        let v = update(new, old.clone(), &crds);
+        assert_eq!(
+            (v["metadata"]["generation"].clone(), v["status"].clone()),
+            (json!(3), json!({"ok": true}))
+        );
+        // Unknown kinds are left alone.
+        let other = json!({"apiVersion": "ex.com/v1", "kind": "Other", "metadata": {"name": "o"}});
+        assert!(before_validation(&req, &other, None, KubeVersion::new(37), &crds).is_none());
+    }
+}
+
+#[test]
+fn job_selector_is_generated_on_create() {
+    // batch/v1 SetDefaults_Job: manualSelector false; jobStrategy.PrepareForCreate
+    // generateSelector: template labels job-name/controller-uid (legacy and
+    // batch.kubernetes.io/), selector on batch.kubernetes.io/controller-uid.
+    use vap_eval::objects::registry::{before_validation, Request, PLACEHOLDER_UID};
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi", "namespace": "d"},
+        "spec": {"template": {"metadata": {"labels": {"app": "pi"}},
+                 "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "perl:5"}]}}}});
+    let (v, _) = run(job.clone(), 37);
+    assert_eq!(v["spec"]["manualSelector"], false);
+    let req = Request { create: true, namespace: "d", namespaced: Some(true) };
+    let (v, changes) = before_validation(&req, &v, None, KubeVersion::new(37), &[]).expect("job");
+    let labels = &v["spec"]["template"]["metadata"]["labels"];
+    assert_eq!(labels["app"], "pi");
+    assert_eq!(labels["job-name"], "pi");
+    assert_eq!(labels["batch.kubernetes.io/job-name"], "pi");
+    assert_eq!(labels["batch.kubernetes.io/controller-uid"], PLACEHOLDER_UID);
+    assert_eq!(
+        v["spec"]["selector"]["matchLabels"],
+        json!({"batch.kubernetes.io/controller-uid": PLACEHOLDER_UID})
+    );
+    assert!(changes.iter().any(|c| c.path == "spec.template.metadata.labels[job-name]"));
+    // manualSelector: true leaves selector and labels alone.
+    let mut manual = job;
+    manual["spec"]["manualSelector"] = json!(true);
+    manual["spec"]["selector"] = json!({"matchLabels": {"app": "pi"}});
+    let (m, _) = run(manual, 37);
+    let (v, _) = before_validation(&req, &m, None, KubeVersion::new(37), &[]).expect("job");
+    assert_eq!(v["spec"]["selector"]["matchLabels"], json!({"app": "pi"}));
+    assert!(v["spec"]["template"]["metadata"]["labels"].get("job-name").is_none());
+}

@@ -483,7 +483,13 @@ fn review_body() {
     // SetDefaults_PodSpec, json tags: `containers` is not omitempty), not the text as written.
     let mut stored = obj.clone();
     stored["spec"] = json!({"enableServiceLinks": true, "dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "securityContext": {}, "terminationGracePeriodSeconds": 30, "schedulerName": "default-scheduler", "containers": null});
-    stored["status"] = json!({});
+    // A validating webhook is called after the registry's BeforeCreate (store.go create):
+    // uid and creationTimestamp (vap-eval's placeholders), generation 1 and the Pending status
+    // with its QoS class (pod strategy PrepareForCreate).
+    stored["metadata"]["creationTimestamp"] = json!("1970-01-01T00:00:00Z");
+    stored["metadata"]["uid"] = json!("00000000-0000-0000-0000-000000000000");
+    stored["metadata"]["generation"] = json!(1);
+    stored["status"] = json!({"phase": "Pending", "qosClass": "BestEffort"});
     assert_eq!(
         r["webhooks"][0]["review"],
         json!({
@@ -603,4 +609,26 @@ fn call_errors_and_selector_errors() {
     // The same selector on a webhook whose rules do not match: skipped, allowed.
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}});
     assert_eq!(run(&m, cm, None, json!(null))["response"]["allowed"], true);
+}
+
+/// The registry runs between the two phases (store.go create: FillObjectMetaSystemFields,
+/// generateName, BeforeCreate, then the validating callback): a mutating webhook is sent the
+/// object and name without them, a validating webhook with them.
+#[test]
+fn registry_between_mutating_and_validating() {
+    let m = format!(
+        "{}\n---\n{}",
+        config("MutatingWebhookConfiguration", "m", &webhook("m.example.com", "")),
+        config("ValidatingWebhookConfiguration", "v", &webhook("v.example.com", ""))
+    );
+    let mut obj = pod("default", json!({}));
+    obj["metadata"] = json!({"generateName": "web-", "namespace": "default"});
+    let r = run(&m, obj, None, json!(null));
+    let (mutating, validating) =
+        (&r["webhooks"][0]["review"]["request"], &r["webhooks"][1]["review"]["request"]);
+    assert!(mutating.get("name").is_none(), "{mutating}");
+    assert!(mutating["object"]["metadata"].get("uid").is_none());
+    assert_eq!(validating["name"], "web-xxxxx");
+    assert_eq!(validating["object"]["metadata"]["name"], "web-xxxxx");
+    assert_eq!(validating["object"]["status"]["phase"], "Pending");
 }

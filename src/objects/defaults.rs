@@ -5,13 +5,20 @@
 //! [`apply`] runs at every struct of the walk, before its fields' markers and before its
 //! children, as `zz_generated.defaults.go` orders the calls. Go nil and zero values are an absent
 //! key here ([`super::gojson`]). Where a default depends on a field newer than some supported
-//! version, it is set only where the version's type has the field. Feature-gated defaults follow
-//! the gate's default in the supported versions; [`NOT_PORTED`] lists what is left out.
+//! version, it is set only where the version's type has the field. A feature-gated default is
+//! set in the versions whose gate is on by default ([`GATES`], from the versioned feature specs
+//! of kubernetes/kubernetes `pkg/features/kube_features.go`); [`NOT_PORTED`] lists what is left
+//! out.
 //!
 //! Sources read (kubernetes/kubernetes, as stored by the project's code index): core/v1
 //! 023f88a3, apps/v1 04791b49, batch/v1 (PodFailurePolicy and JobPodReplacementPolicy version),
 //! rbac/v1 7c30c06e, networking/v1 030880a5, storage/v1 01aa0f3f, autoscaling/v2 1adaa753,
-//! admissionregistration/v1 08433067, discovery/v1 650c573d, scheduling/v1 24e5d1fd.
+//! admissionregistration/v1 08433067 (+ the ValidatingAdmissionPolicy defaults its
+//! zz_generated.defaults.go 2595aa13 calls), discovery/v1 650c573d, scheduling/v1 24e5d1fd,
+//! autoscaling/v1 (defaults.go with `autoscalingv1` types, and conversion.go's CPU default).
+//! policy/v1, coordination/v1, node/v1 and events/v1 have no defaults.go (their
+//! zz_generated.defaults.go registers nothing); certificates/v1's defaults.go defines no
+//! `SetDefaults_*` (its one default, PodCertificateRequest's, is a `+default` marker).
 
 use serde_json::{Map, Value as Json};
 
@@ -64,10 +71,13 @@ pub const PORTED: &[(&str, &str)] = &[
     ("storage/v1", "SetDefaults_StorageClass"),
     ("autoscaling/v2", "SetDefaults_HorizontalPodAutoscaler"),
     ("autoscaling/v2", "SetDefaults_HorizontalPodAutoscalerBehavior"),
+    ("admissionregistration/v1", "SetDefaults_MatchResources"),
     ("admissionregistration/v1", "SetDefaults_MutatingWebhook"),
     ("admissionregistration/v1", "SetDefaults_Rule"),
     ("admissionregistration/v1", "SetDefaults_ServiceReference"),
+    ("admissionregistration/v1", "SetDefaults_ValidatingAdmissionPolicySpec"),
     ("admissionregistration/v1", "SetDefaults_ValidatingWebhook"),
+    ("autoscaling/v1", "SetDefaults_HorizontalPodAutoscaler"),
     ("discovery/v1", "SetDefaults_EndpointPort"),
     ("scheduling/v1", "SetDefaults_PriorityClass"),
 ];
@@ -78,6 +88,35 @@ pub const NOT_PORTED: &[(&str, &str, &str)] = &[
     ("core/v1", "SetDefaults_PodLogOptions", "not an object admission sees (a subresource's options)"),
 ];
 
+/// Feature gates that decide a default, with the first supported minor version in which each is
+/// on by default (`u32::MAX`: off in every supported version). From the versioned feature specs
+/// of kubernetes/kubernetes `pkg/features/kube_features.go` (the copy stored by the code index
+/// lists every release's `{Version, Default, PreRelease}`). A gate that is off by default in a
+/// version sets no default there, as a cluster at its defaults does.
+pub const GATES: &[(&str, u32)] = &[
+    // Beta on since 1.28 (`SetDefaults_CSIDriver`: seLinuxMount false).
+    ("SELinuxMountReadWriteOncePod", 30),
+    // Beta on since 1.27, GA 1.32 (`SetDefaults_StatefulSet`: PVC retention policy).
+    ("StatefulSetAutoDeletePVC", 30),
+    // Beta on since 1.29, GA 1.34 (`SetDefaults_Job`: podReplacementPolicy).
+    ("JobPodReplacementPolicy", 30),
+    // Beta on since 1.30, GA 1.32 (`SetDefaults_Service`: status ingress ipMode VIP).
+    ("LoadBalancerIPMode", 30),
+    // Alpha 1.32, beta on since 1.34 (`SetDefaults_Pod`: pod-level requests and limits; the
+    // defaults themselves are not ported, see NOT_PORTED).
+    ("PodLevelResources", 34),
+    // Alpha 1.31, beta off 1.33, beta on since 1.35 (`SetDefaults_Volume`: image pullPolicy).
+    ("ImageVolume", 35),
+    // Alpha since 1.24, beta on since 1.35 (`SetDefaults_StatefulSet`: rollingUpdate
+    // maxUnavailable 1).
+    ("MaxUnavailableStatefulSet", 35),
+];
+
+/// Whether `gate` is on by default in `version` ([`GATES`]; an unknown gate is off).
+pub fn gate_enabled(gate: &str, version: crate::environment::KubeVersion) -> bool {
+    GATES.iter().any(|(g, since)| *g == gate && version.minor >= *since)
+}
+
 /// Declarative form of the simple defaults: `(type, path, when, value, guard)`.
 ///
 /// - `path`: field names separated by spaces, relative to the struct of `type`; `*` is every
@@ -87,7 +126,8 @@ pub const NOT_PORTED: &[(&str, &str, &str)] = &[
 /// - `value`: JSON text;
 /// - `guard`: conditions joined by `&`, all must hold: `path=text` (the string at path, `""`
 ///   when absent), `path!` (present and not empty), `path-` (absent), `?Type.field` (the
-///   version's type has the field). Rows of one type run in order.
+///   version's type has the field), `%Gate` (the feature gate is on by default in the
+///   version, [`GATES`]). Rows of one type run in order.
 type Rule = (&'static str, &'static str, u8, &'static str, &'static str);
 
 #[rustfmt::skip]
@@ -152,8 +192,9 @@ const RULES: &[Rule] = &[
     ("apps.v1.StatefulSet", "spec updateStrategy rollingUpdate", b'n', "{}", "spec updateStrategy type="),
     ("apps.v1.StatefulSet", "spec updateStrategy type", b'e', "\"RollingUpdate\"", ""),
     ("apps.v1.StatefulSet", "spec updateStrategy rollingUpdate partition", b'n', "0", "spec updateStrategy type=RollingUpdate&spec updateStrategy rollingUpdate!"),
-    ("apps.v1.StatefulSet", "spec persistentVolumeClaimRetentionPolicy whenDeleted", b'e', "\"Retain\"", ""),
-    ("apps.v1.StatefulSet", "spec persistentVolumeClaimRetentionPolicy whenScaled", b'e', "\"Retain\"", ""),
+    ("apps.v1.StatefulSet", "spec updateStrategy rollingUpdate maxUnavailable", b'n', "1", "spec updateStrategy type=RollingUpdate&spec updateStrategy rollingUpdate!&%MaxUnavailableStatefulSet"),
+    ("apps.v1.StatefulSet", "spec persistentVolumeClaimRetentionPolicy whenDeleted", b'e', "\"Retain\"", "%StatefulSetAutoDeletePVC"),
+    ("apps.v1.StatefulSet", "spec persistentVolumeClaimRetentionPolicy whenScaled", b'e', "\"Retain\"", "%StatefulSetAutoDeletePVC"),
     ("apps.v1.StatefulSet", "spec replicas", b'n', "1", ""),
     ("apps.v1.StatefulSet", "spec revisionHistoryLimit", b'n', "10", ""),
     ("apps.v1.ReplicaSet", "spec replicas", b'n', "1", ""), // SetDefaults_ReplicaSet
@@ -164,8 +205,9 @@ const RULES: &[Rule] = &[
     ("batch.v1.Job", "spec backoffLimit", b'n', "6", ""),
     ("batch.v1.Job", "spec completionMode", b'n', "\"NonIndexed\"", ""),
     ("batch.v1.Job", "spec suspend", b'n', "false", ""),
-    ("batch.v1.Job", "spec podReplacementPolicy", b'n', "\"Failed\"", "?batch.v1.JobSpec.podReplacementPolicy&spec podFailurePolicy!"),
-    ("batch.v1.Job", "spec podReplacementPolicy", b'n', "\"TerminatingOrFailed\"", "?batch.v1.JobSpec.podReplacementPolicy"),
+    ("batch.v1.Job", "spec podReplacementPolicy", b'n', "\"Failed\"", "?batch.v1.JobSpec.podReplacementPolicy&%JobPodReplacementPolicy&spec podFailurePolicy!"),
+    ("batch.v1.Job", "spec podReplacementPolicy", b'n', "\"TerminatingOrFailed\"", "?batch.v1.JobSpec.podReplacementPolicy&%JobPodReplacementPolicy"),
+    ("batch.v1.Job", "spec manualSelector", b'n', "false", ""),
     ("batch.v1.CronJob", "spec concurrencyPolicy", b'e', "\"Allow\"", ""), // SetDefaults_CronJob
     ("batch.v1.CronJob", "spec suspend", b'n', "false", ""),
     ("batch.v1.CronJob", "spec successfulJobsHistoryLimit", b'n', "3", ""),
@@ -190,6 +232,13 @@ const RULES: &[Rule] = &[
     ("storage.v1.CSIDriver", "spec fsGroupPolicy", b'n', "\"ReadWriteOnceWithFSType\"", ""),
     ("storage.v1.CSIDriver", "spec volumeLifecycleModes", b'e', "[\"Persistent\"]", ""),
     ("storage.v1.CSIDriver", "spec requiresRepublish", b'n', "false", ""),
+    // seLinuxMount false: the storage fuzzer's "match defaulting" (pkg/apis/storage/fuzzer)
+    ("storage.v1.CSIDriver", "spec seLinuxMount", b'n', "false", "?storage.v1.CSIDriverSpec.seLinuxMount&%SELinuxMountReadWriteOncePod"),
+    // autoscaling/v1 defaults.go SetDefaults_HorizontalPodAutoscaler; the CPU target is
+    // conversion.go's (v1 → internal: no metrics at all is 80% CPU, written back to v1 as
+    // targetCPUUtilizationPercentage), unless the other-metrics annotation carries metrics.
+    ("autoscaling.v1.HorizontalPodAutoscaler", "spec minReplicas", b'n', "1", ""),
+    ("autoscaling.v1.HorizontalPodAutoscaler", "spec targetCPUUtilizationPercentage", b'n', "80", "metadata annotations #autoscaling.alpha.kubernetes.io/metrics-"),
     // autoscaling/v2 defaults.go
     ("autoscaling.v2.HorizontalPodAutoscaler", "spec minReplicas", b'n', "1", ""), // SetDefaults_HorizontalPodAutoscaler
     ("autoscaling.v2.HorizontalPodAutoscaler", "spec metrics", b'e', "[{\"type\":\"Resource\",\"resource\":{\"name\":\"cpu\",\"target\":{\"type\":\"Utilization\",\"averageUtilization\":80}}}]", ""),
@@ -209,6 +258,11 @@ const RULES: &[Rule] = &[
     ("admissionregistration.v1.MutatingWebhook", "timeoutSeconds", b'n', "30", ""),
     ("admissionregistration.v1.MutatingWebhook", "reinvocationPolicy", b'n', "\"Never\"", ""),
     ("admissionregistration.v1.MutatingWebhook", "admissionReviewVersions", b'e', "[\"v1\"]", ""),
+    // SetDefaults_ValidatingAdmissionPolicySpec, SetDefaults_MatchResources
+    ("admissionregistration.v1.ValidatingAdmissionPolicySpec", "failurePolicy", b'n', "\"Fail\"", ""),
+    ("admissionregistration.v1.MatchResources", "matchPolicy", b'n', "\"Equivalent\"", ""),
+    ("admissionregistration.v1.MatchResources", "namespaceSelector", b'n', "{}", ""),
+    ("admissionregistration.v1.MatchResources", "objectSelector", b'n', "{}", ""),
     // SetDefaults_Rule, on Rule and the types that embed it (their fields are inlined)
     ("admissionregistration.v1.Rule", "scope", b'n', "\"*\"", ""),
     ("admissionregistration.v1.RuleWithOperations", "scope", b'n', "\"*\"", ""),
@@ -242,6 +296,9 @@ fn empty(v: Option<&Json>) -> bool {
 
 fn guard_holds(w: &Walk, v: &Json, guard: &str) -> bool {
     guard.split('&').filter(|g| !g.is_empty()).all(|g| {
+        if let Some(gate) = g.strip_prefix('%') {
+            return gate_enabled(gate, w.version);
+        }
         if let Some(f) = g.strip_prefix('?') {
             let (ty, field) = f.rsplit_once('.').unwrap_or((f, ""));
             return w.model.has_field(ty, field);
@@ -315,12 +372,18 @@ fn apply_rule(
     maps.pop();
 }
 
-/// Set `path` (space-separated, relative to the struct) to `value`, recorded as a default.
+/// Set `path` (space-separated, relative to the struct) to `value` where it is absent,
+/// recorded as a default.
 fn set(w: &mut Walk, v: &mut Json, path: &str, value: Json) {
+    set_when(w, v, path, value, b'n');
+}
+
+/// [`set`] with the rule's `when` (`e`: also over a zero value such as `""`).
+fn set_when(w: &mut Walk, v: &mut Json, path: &str, value: Json, when: u8) {
     let steps: Vec<&str> = path.split(' ').collect();
     let (mut at, mut maps) = (Vec::new(), Vec::new());
     let text = value.to_string();
-    apply_rule(w, v, &steps, &mut at, &mut maps, b'n', &text);
+    apply_rule(w, v, &steps, &mut at, &mut maps, when, &text);
 }
 
 /// `SetDefaults_<T>` for struct type `ty` (qualified, `core.v1.Container`), if there is one:
@@ -353,12 +416,23 @@ fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
         {
             let policy =
                 if image_tag(str_at(v, "image")) == "latest" { "Always" } else { "IfNotPresent" };
-            set(w, v, "imagePullPolicy", Json::from(policy));
+            set_when(w, v, "imagePullPolicy", Json::from(policy), b'e');
         }
         "core.v1.Pod" => pod(w, v),
-        // SetDefaults_Volume: no source at all is an emptyDir.
-        "core.v1.Volume" if v.as_object().is_some_and(|m| m.keys().all(|k| k == "name")) => {
-            set(w, v, "emptyDir", Json::Object(Map::new()));
+        // SetDefaults_Volume: no source at all is an emptyDir; an image volume's pullPolicy as a
+        // container's imagePullPolicy (behind ImageVolume).
+        "core.v1.Volume" => {
+            if v.as_object().is_some_and(|m| m.keys().all(|k| k == "name")) {
+                set(w, v, "emptyDir", Json::Object(Map::new()));
+            }
+            if v.get("image").is_some_and(Json::is_object)
+                && str_at(v, "image pullPolicy").is_empty()
+                && gate_enabled("ImageVolume", w.version)
+            {
+                let tag = image_tag(str_at(v, "image reference"));
+                let policy = if tag == "latest" { "Always" } else { "IfNotPresent" };
+                set_when(w, v, "image pullPolicy", Json::from(policy), b'e');
+            }
         }
         // SetDefaults_Namespace: the kubernetes.io/metadata.name label.
         "core.v1.Namespace" => {
@@ -414,6 +488,7 @@ fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
             }
             if str_at(v, "spec type") == "LoadBalancer"
                 && w.model.has_field("core.v1.LoadBalancerIngress", "ipMode")
+                && gate_enabled("LoadBalancerIPMode", w.version)
             {
                 let n = v
                     .pointer("/status/loadBalancer/ingress")
@@ -462,7 +537,8 @@ fn image_tag(image: &str) -> &str {
 }
 
 /// SetDefaults_Pod: container requests from limits; host ports under hostNetwork.
-/// (Pod-level resource defaults behind PodLevelResources are not ported.)
+/// (The pod-level request and limit defaults behind PodLevelResources, on by default since
+/// 1.34, are not ported: they apply only when `spec.resources` is given.)
 fn pod(w: &mut Walk, v: &mut Json) {
     let host_network = v.pointer("/spec/hostNetwork") == Some(&Json::Bool(true));
     for list in ["containers", "initContainers"] {

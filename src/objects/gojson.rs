@@ -123,6 +123,12 @@ impl<'m> Walk<'m> {
         self.events.push(Event { path, map_keys, reason });
     }
 
+    /// Write `v` (of `shape`) as the converter would, without decoding or defaulting it: a
+    /// value the registry built (a reset status) gets its non-`omitempty` fields.
+    pub fn encode_value(&mut self, v: &mut Json, shape: &str) {
+        self.encode(v, shape);
+    }
+
     /// The current path, rendered.
     pub fn here(&self, key: &str) -> String {
         let mut p = self.path.clone();

@@ -21,6 +21,7 @@ pub mod defaults;
 pub mod diagnostics;
 pub mod gojson;
 pub mod model;
+pub mod registry;
 
 use serde::Serialize;
 use serde_json::Value as Json;
@@ -50,6 +51,10 @@ pub enum ChangeReason {
     /// The decoded value is written in its canonical form: a quantity (`1000m` → `1`), a time
     /// (UTC, whole seconds), an integer field given as `3.0`, a float field given as `1`.
     Canonical,
+    /// Set by the registry before validating admission ([`registry`]): `metadata.uid`,
+    /// `creationTimestamp`, the name from `generateName`, `generation`, the status a kind's
+    /// strategy resets on create or keeps from the old object on update.
+    Registry,
 }
 
 /// One change the round trip made to an object.

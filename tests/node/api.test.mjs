@@ -227,7 +227,13 @@ spec: {policyName: p, validationActions: [Deny]}`;
   const object = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "r" }, extra: 1 };
   const stored = evaluate({ manifests: policy, object });
   assert.equal(stored.response.allowed, false);
-  assert.deepEqual(stored.objectChanges.map((c) => [c.path, c.reason]), [["extra", "pruned"], ["rules", "nullForNonOmitempty"]]);
+  // Then the registry before validating admission (docs/objects.md §3): uid and creationTimestamp placeholders.
+  assert.deepEqual(stored.objectChanges.map((c) => [c.path, c.reason]), [
+    ["extra", "pruned"],
+    ["rules", "nullForNonOmitempty"],
+    ["metadata.creationTimestamp", "registry"],
+    ["metadata.uid", "registry"],
+  ]);
   assert.ok(stored.diagnostics.some((d) => d.code === "object-unknown-field" && d.severity === "warning"));
   const given = evaluate({ manifests: policy, object, objectsAsGiven: true });
   assert.equal(given.response.allowed, true);
