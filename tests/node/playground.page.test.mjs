@@ -242,7 +242,7 @@ test('playground in headless Chromium', async (t) => {
     assert.equal(await described(), true, 'the descriptions were fetched for the completion');
   });
 
-  await t.test('hover over a field in an expression shows its checked type and schema description', async () => {
+  await t.test('hover over a field in an expression (pointer or Ctrl-Shift-Space) shows its checked type and schema description', async () => {
     const text = await getText('manifests');
     const at = text.indexOf('object.spec.replicas <= int(') + 'object.spec.rep'.length;
     await page.mouse.move(0, 0);
@@ -252,7 +252,7 @@ test('playground in headless Chromium', async (t) => {
       return c && { x: c.left, y: (c.top + c.bottom) / 2 };
     }, at);
     assert.ok(box, 'the expression is on screen');
-    const tip = page.locator('.cm-tooltip .cm-cel-hover');
+    const tip = page.locator('.cm-cel-hover');
     for (let i = 0; i < 3 && !(await tip.count()); i++) {
       await page.mouse.move(box.x + 1, box.y);
       await page.mouse.move(box.x + 3, box.y);
@@ -262,6 +262,14 @@ test('playground in headless Chromium', async (t) => {
     assert.match(await tip.locator('.cm-cel-doc').textContent(), /^Number of desired pods\. This is a pointer to distinguish between explicit zero and not specified\. Defaults to 1\./);
     await shot('hover');
     await page.mouse.move(0, 0);
+    await tip.first().waitFor({ state: 'detached', timeout: 5_000 });
+    // From the keyboard: Ctrl-Shift-Space at the cursor, Escape closes it.
+    await page.evaluate((pos) => window.__vapEditors.manifests.select(pos, pos), at);
+    await page.keyboard.press('Control+Shift+Space');
+    await tip.first().waitFor({ timeout: 5_000 });
+    assert.equal(await tip.locator('code').textContent(), 'int');
+    await page.keyboard.press('Escape');
+    await tip.first().waitFor({ state: 'detached', timeout: 5_000 });
   });
 
   await t.test('objectChanges: a Deployment without replicas is stored with replicas 1 (defaulted), shown in the results', async () => {

@@ -6,8 +6,8 @@
 // CEL completion there. CEL editor (scratchpad): CEL highlighting and completion. All: line
 // numbers, bracket matching, search (Ctrl-F), undo history, diagnostics as squiggles
 // (@codemirror/lint) with the message on hover and in the gutter.
-import { EditorState, RangeSetBuilder, Compartment } from '@codemirror/state';
-import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection, ViewPlugin, Decoration, hoverTooltip, placeholder as placeholderExt } from '@codemirror/view';
+import { EditorState, RangeSetBuilder, Compartment, StateEffect, StateField } from '@codemirror/state';
+import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection, ViewPlugin, Decoration, hoverTooltip, showTooltip, placeholder as placeholderExt } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { searchKeymap, highlightSelectionMatches } from '@codemirror/search';
 import { bracketMatching, syntaxHighlighting, indentOnInput, foldGutter, foldKeymap, StreamLanguage } from '@codemirror/language';
@@ -92,44 +92,75 @@ function celCompletionSource(kind, env, intel) {
 }
 
 /**
- * Hover inside an expression field: the package's `hover` (`intel.hover(text, pos)` resolving to
- * {type, documentation, from, to}) — the sub-expression's checked type and the field's
- * description, as text.
+ * The hover tooltip at `pos` inside an expression field: the package's `hover`
+ * (`intel.hover(text, pos)` resolving to {type, documentation, from, to}) — the sub-expression's
+ * checked type and the field's description, as text. Null outside expressions or when the
+ * package has nothing.
  */
-function celHover(intel) {
-  return hoverTooltip(
-    async (view, pos) => {
-      const text = view.state.doc.toString();
-      if (!celRegions(text).some((r) => r.from <= pos && pos <= r.to)) return null;
-      const got = await Promise.resolve(intel.hover(text, pos)).catch(() => null);
-      if (!got || (got.type == null && !got.documentation)) return null;
-      const len = view.state.doc.length;
-      const from = got.from >= 0 && got.from <= pos ? got.from : pos;
-      const to = got.to >= pos && got.to <= len ? got.to : pos;
-      return {
-        pos: from,
-        end: to,
-        above: true,
-        create() {
-          const dom = document.createElement('div');
-          dom.className = 'cm-cel-hover';
-          if (got.type != null) {
-            const type = document.createElement('code');
-            type.textContent = String(got.type);
-            dom.append(type);
-          }
-          if (got.documentation) {
-            const doc = document.createElement('div');
-            doc.className = 'cm-cel-doc';
-            doc.textContent = String(got.documentation);
-            dom.append(doc);
-          }
-          return { dom };
-        },
-      };
+async function celHoverAt(intel, view, pos) {
+  const text = view.state.doc.toString();
+  if (!celRegions(text).some((r) => r.from <= pos && pos <= r.to)) return null;
+  const got = await Promise.resolve(intel.hover(text, pos)).catch(() => null);
+  if (!got || (got.type == null && !got.documentation)) return null;
+  const len = view.state.doc.length;
+  const from = got.from >= 0 && got.from <= pos ? got.from : pos;
+  const to = got.to >= pos && got.to <= len ? got.to : pos;
+  return {
+    pos: from,
+    end: to,
+    above: true,
+    create() {
+      const dom = document.createElement('div');
+      dom.className = 'cm-cel-hover';
+      if (got.type != null) {
+        const type = document.createElement('code');
+        type.textContent = String(got.type);
+        dom.append(type);
+      }
+      if (got.documentation) {
+        const doc = document.createElement('div');
+        doc.className = 'cm-cel-doc';
+        doc.textContent = String(got.documentation);
+        dom.append(doc);
+      }
+      return { dom };
     },
-    { hoverTime: 300 },
-  );
+  };
+}
+
+/** The same tooltip from the keyboard (Ctrl-Shift-Space at the cursor); Escape, an edit or a move closes it. */
+const setKeyHover = StateEffect.define();
+const keyHover = StateField.define({
+  create: () => null,
+  update(tip, tr) {
+    for (const e of tr.effects) if (e.is(setKeyHover)) return e.value;
+    return tr.docChanged || tr.selection ? null : tip;
+  },
+  provide: (f) => showTooltip.from(f),
+});
+
+function celHover(intel) {
+  const showAtCursor = (view) => {
+    const pos = view.state.selection.main.head;
+    if (!celRegions(view.state.doc.toString()).some((r) => r.from <= pos && pos <= r.to)) return false;
+    celHoverAt(intel, view, pos).then((tip) => {
+      if (tip && view.state.selection.main.head === pos) view.dispatch({ effects: setKeyHover.of(tip) });
+    });
+    return true;
+  };
+  const close = (view) => {
+    if (!view.state.field(keyHover)) return false;
+    view.dispatch({ effects: setKeyHover.of(null) });
+    return true;
+  };
+  return [
+    hoverTooltip((view, pos) => celHoverAt(intel, view, pos), { hoverTime: 300 }),
+    keyHover,
+    keymap.of([
+      { key: 'Ctrl-Shift-Space', run: showAtCursor },
+      { key: 'Escape', run: close },
+    ]),
+  ];
 }
 
 const theme = EditorView.theme({
