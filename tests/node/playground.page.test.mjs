@@ -566,7 +566,13 @@ test('the static site works from a sub-path and offline once loaded', async (t) 
   await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
   assert.equal(await page.getAttribute('[data-decision]', 'data-decision'), 'allowed');
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
+  // The schema descriptions ship, are not precached (≈ 0.9 MB a version), and are kept once asked for.
+  const sw = fs.readFileSync(path.join(dir, 'some', 'sub', 'path', 'www', 'sw.js'), 'utf8');
+  assert.ok(sw.includes('"../pkg/schemas/1.35.json"') && !/"[^"]*\.descriptions\.json"/.test(sw), 'precache list');
+  const descriptions = () => page.evaluate(() => fetch('../pkg/schemas/1.35.descriptions.json').then((r) => r.ok && r.json()).then((j) => typeof j === 'object' && j !== null, () => false));
+  assert.equal(await descriptions(), true);
   await context.setOffline(true);
+  assert.equal(await descriptions(), true, 'offline: from the service worker\'s cache');
   await page.reload();
   await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
   assert.equal(await page.getAttribute('[data-decision]', 'data-decision'), 'allowed');
