@@ -317,7 +317,9 @@ async function editorCall(fn, manifests, position) {
   if (!pkg) return null;
   const [input] = evaluateArgs({ ...state, manifests }, versions);
   const worker = await startEditorWorker();
-  await loadDescriptionsFor(input.kubernetesVersion, worker);
+  // The first request waits for the descriptions a while (they are fetched now), not for long:
+  // on a slow network it is answered without them, the next ones have them.
+  await Promise.race([loadDescriptionsFor(input.kubernetesVersion, worker), new Promise((resolve) => setTimeout(resolve, 1500))]);
   if (worker && !worker.broken) {
     const out = await worker.run(fn, [input, position]);
     if (!out.broken) return out.value ? toPlain(out.value) : null;
