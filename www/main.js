@@ -106,18 +106,25 @@ function syncGutterScroll(textarea) {
 // runs in a Web Worker (worker.js) given the same compiled module, with a time limit: a runaway
 // or huge input is cancelled, the worker replaced, and the page says so.
 
-/** The evaluation worker: one request at a time, the newest waiting request per function kept. */
+/**
+ * An engine worker: one request at a time, the newest waiting request per function kept. `name`
+ * names the thread; `timeLimit` (ms) cancels a request and replaces the worker.
+ */
 class EngineWorker {
-  constructor(module) {
+  constructor(module, { name = 'vap-eval', timeLimit = TIME_LIMIT_MS } = {}) {
     this.module = module;
+    this.name = name;
+    this.timeLimit = timeLimit;
     this.busy = null; // {fn, args, resolve, timer}
     this.queued = new Map(); // fn -> {fn, args, resolve}
     this.replaced = 0;
+    /** Set-up messages (schemas, descriptions) given so far: a replaced worker gets them again. */
+    this.setup = [];
     this.spawn();
   }
 
   spawn() {
-    this.worker = new Worker(new URL('worker.js', document.baseURI), { type: 'module', name: 'vap-eval' });
+    this.worker = new Worker(new URL('worker.js', document.baseURI), { type: 'module', name: this.name });
     this.worker.onmessage = (ev) => this.onMessage(ev.data);
     this.worker.onerror = (ev) => {
       ev.preventDefault?.();
@@ -125,12 +132,13 @@ class EngineWorker {
     };
     this.ready = false;
     this.worker.postMessage({ type: 'init', module: this.module });
-    // A replaced worker gets the schemas its predecessor had.
-    for (const [version, text] of schemaTexts) this.worker.postMessage({ type: 'schemas', version, text });
+    for (const msg of this.setup) this.worker.postMessage(msg);
   }
 
-  loadSchemas(version, text) {
-    this.worker.postMessage({ type: 'schemas', version, text });
+  /** Posts a set-up message ({type: 'schemas' | 'descriptions', version, text}), kept for a replacement. */
+  load(msg) {
+    this.setup.push(msg);
+    this.worker.postMessage(msg);
   }
 
   /** Resolves to {value} | {error} | {timeout: ms}; a newer run of the same fn supersedes a queued one ({superseded}). */
@@ -149,7 +157,7 @@ class EngineWorker {
     this.queued.delete(fn);
     this.busy = job;
     job.id = (this.seq = (this.seq ?? 0) + 1);
-    job.timer = setTimeout(() => this.timeout(), TIME_LIMIT_MS);
+    job.timer = setTimeout(() => this.timeout(), this.timeLimit);
     this.worker.postMessage({ type: 'run', id: job.id, fn: job.fn, args: job.args });
   }
 
@@ -174,7 +182,7 @@ class EngineWorker {
     this.worker.terminate();
     this.replaced++;
     this.spawn();
-    job?.resolve({ timeout: TIME_LIMIT_MS });
+    job?.resolve({ timeout: this.timeLimit });
   }
 
   fail(message) {
@@ -210,20 +218,28 @@ let schemaVersions = null;
  */
 async function loadSchemasFor(version) {
   try {
-    schemaVersions ??= fetch(new URL('../pkg/schemas/index.json', document.baseURI)).then((r) => (r.ok ? r.json() : []));
-    const minor = (v) => Number(String(v).split('.')[1]);
-    const v = (await schemaVersions).filter((s) => minor(s) <= minor(version)).at(-1);
+    const v = await schemaVersionFor(version);
     if (!v || schemaTexts.has(v)) return;
     const res = await fetch(new URL(`../pkg/schemas/${v}.json`, document.baseURI));
     if (!res.ok) return;
     const text = await res.text();
     vapEval.loadSchemas?.(v, text);
     schemaTexts.set(v, text);
-    engineWorker?.loadSchemas(v, text);
+    for (const w of [engineWorker, editorWorker]) w?.load({ type: 'schemas', version: v, text });
     evaluateSoon();
   } catch {
     // Offline or no schemas: expressions are checked without them (the engine says so).
   }
+}
+
+/** The version whose schema bundle serves `version`: its own, else the newest older one; undefined if none. */
+async function schemaVersionFor(version) {
+  schemaVersions ??= fetch(new URL('../pkg/schemas/index.json', document.baseURI))
+    .then((r) => (r.ok ? r.json() : []))
+    .catch(() => []);
+  const minor = (v) => Number(String(v).split('.')[1]);
+  const list = await schemaVersions;
+  return (Array.isArray(list) ? list : []).filter((s) => minor(s) <= minor(version)).at(-1);
 }
 
 /** Runs `fn` of the package: in the worker when there is one, else on this thread. */
@@ -239,6 +255,89 @@ async function runEngine(fn, args) {
   }
 }
 
+// --- editor intelligence: the package's complete / hover -------------------------------------
+//
+// Completions and hover types in the Manifests editor's expressions come from the package
+// (`complete`, `hover`: the fields, types and descriptions of the schemas the policy's kinds
+// have). They run in a worker of their own, started on the first request: a completion never
+// waits behind an evaluation, and a huge input cannot freeze the page. The schema descriptions
+// are fetched on that first request too, never before the first result. Without that worker
+// (no module workers) the page's instance answers.
+
+/** The editors' engine worker (complete, hover); a promise of it from the first request on. */
+let editorWorker = null;
+let editorWorkerStarting = null;
+/** Description texts by schema version (a promise each; null when unavailable). */
+const descriptionTexts = new Map();
+/** The schema versions whose descriptions the page's own instance has. */
+const pageDescriptions = new Set();
+
+function startEditorWorker() {
+  editorWorkerStarting ??= (async () => {
+    if (typeof Worker !== 'function') return null;
+    const module = await window.__vapBoot?.wasm?.catch(() => undefined);
+    if (!(module instanceof WebAssembly.Module)) return null;
+    editorWorker = new EngineWorker(module, { name: 'vap-eval-editor' });
+    editorWorker.described = new Set();
+    for (const [version, text] of schemaTexts) editorWorker.load({ type: 'schemas', version, text });
+    window.__vapEditorWorker = editorWorker;
+    return editorWorker;
+  })();
+  return editorWorkerStarting;
+}
+
+/** Gives `worker` (null: this page's instance) the descriptions that serve `version`, once. */
+async function loadDescriptionsFor(version, worker) {
+  const v = await schemaVersionFor(version);
+  if (!v) return;
+  if (!descriptionTexts.has(v)) {
+    const url = new URL(`../pkg/schemas/${v}.descriptions.json`, document.baseURI);
+    descriptionTexts.set(v, fetch(url).then((r) => (r.ok ? r.text() : null)).catch(() => null));
+  }
+  const text = await descriptionTexts.get(v);
+  if (text === null) return; // hover and completion work without descriptions
+  if (worker) {
+    if (worker.described.has(v)) return;
+    worker.described.add(v);
+    worker.load({ type: 'descriptions', version: v, text });
+  } else if (!pageDescriptions.has(v)) {
+    pageDescriptions.add(v);
+    try {
+      vapEval.loadSchemaDescriptions?.(v, text);
+    } catch {}
+  }
+}
+
+/**
+ * `complete` or `hover` of the package at UTF-16 offset `position` of `manifests` (the editor's
+ * text, the other inputs as in the editors). Resolves to the plain result, or null (superseded
+ * by a newer request, timed out, or failed: the editor falls back to its own table).
+ */
+async function editorCall(fn, manifests, position) {
+  if (!pkg) return null;
+  const [input] = evaluateArgs({ ...state, manifests }, versions);
+  const worker = await startEditorWorker();
+  // The first request waits for the descriptions a while (they are fetched now), not for long:
+  // on a slow network it is answered without them, the next ones have them.
+  await Promise.race([loadDescriptionsFor(input.kubernetesVersion, worker), new Promise((resolve) => setTimeout(resolve, 1500))]);
+  if (worker && !worker.broken) {
+    const out = await worker.run(fn, [input, position]);
+    if (!out.broken) return out.value ? toPlain(out.value) : null;
+  }
+  await loadDescriptionsFor(input.kubernetesVersion, null);
+  try {
+    return typeof pkg[fn] === 'function' ? toPlain(pkg[fn](input, position)) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the Manifests editor asks (www/editor/index.js `intel`). */
+const manifestsIntel = {
+  complete: (text, position) => editorCall('complete', text, position),
+  hover: (text, position) => editorCall('hover', text, position),
+};
+
 function timeoutNotice(what, ms) {
   return renderNotice(
     'error',
@@ -253,8 +352,13 @@ async function evaluateNow() {
   if (!pkg) return;
   const seq = ++evaluateSeq;
   const t0 = performance.now();
-  const out = await runEngine('evaluate', evaluateArgs(state, versions));
+  const args = evaluateArgs(state, versions);
+  const out = await runEngine('evaluate', args);
   if (out.superseded || seq !== evaluateSeq) return;
+  // The policies' status.typeChecking (typecheck(), queued behind the evaluation), for every
+  // result but the first: that one does not wait, and the schemas that type it load after it.
+  const checked = firstResult || out.timeout || out.error !== undefined ? null : await runEngine('typecheck', args);
+  if (seq !== evaluateSeq) return;
   if (out.timeout) {
     show($('notice'), timeoutNotice('The evaluation', out.timeout));
     $('result').replaceChildren();
@@ -275,7 +379,8 @@ async function evaluateNow() {
   const ms = out.ms ?? performance.now() - t0;
   if (firstResult) performance.mark('vap-first-evaluated');
   const current = texts();
-  const { tree, diagnostics } = renderResult(result, (d) => locateDiagnostic(d, current, 'evaluate'));
+  const typeChecks = checked?.value ? toPlain(checked.value).policies : null;
+  const { tree, diagnostics } = renderResult(result, (d) => locateDiagnostic(d, current, 'evaluate'), typeChecks);
   show($('notice'), null);
   show($('result'), tree);
   $('result').dataset.evalMs = ms.toFixed(2);
@@ -648,6 +753,7 @@ async function loadEditors() {
       lang: id === 'expression' ? 'cel' : 'yaml',
       singleLine: id === 'expression',
       env,
+      intel: id === 'manifests' ? manifestsIntel : null,
       onChange: () => edited(id),
     });
   }

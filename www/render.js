@@ -281,9 +281,109 @@ function renderBinding(b) {
   );
 }
 
-/** Per policy -> binding -> param trace. Unmatched policies are collapsed. */
-export function renderPolicies(policies) {
+/** ObjectChange.reason (docs/result-format.md) in words. */
+const CHANGE_REASONS = Object.freeze({
+  default: 'defaulted',
+  droppedZeroValue: 'empty omitempty field dropped',
+  nullForNonOmitempty: 'nil field without omitempty, stored as null',
+  zeroValue: 'zero value of a field without omitempty',
+  pruned: 'pruned: not in the type or the CRD schema',
+  canonical: 'canonical form',
+});
+
+/**
+ * `objectChanges`: what the apiserver's decoding, defaulting and storage form changed in the
+ * object, old object, params and namespaces before the policies read them — path, before →
+ * after, why — grouped by object, in the result's order. Collapsed; null when nothing changed.
+ */
+export function renderObjectChanges(changes) {
+  const list = Array.isArray(changes) ? changes : [];
+  if (list.length === 0) return null;
+  const groups = new Map();
+  for (const c of list) {
+    const key = String(c?.object ?? '');
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(c);
+  }
+  const side = (v, absent) => (v === undefined ? h('span', { className: 'muted' }, absent) : h('code', null, formatValue(v)));
+  return h(
+    'details',
+    { className: 'object-changes', attrs: { 'data-testid': 'object-changes' } },
+    h('summary', null, `Object changes (${list.length})`, h('span', { className: 'muted' }, ' — what decoding and defaulting changed before the policies read the objects')),
+    [...groups].map(([object, cs]) =>
+      h(
+        'div',
+        { className: 'subsection' },
+        h('h5', null, object),
+        h(
+          'ul',
+          { className: 'changes' },
+          cs.map((c) =>
+            h(
+              'li',
+              { className: 'change', attrs: { 'data-path': c.path ?? '' } },
+              h('code', { className: 'change-path' }, c.path ?? ''),
+              ' ',
+              side(c.before, '(absent)'),
+              ' → ',
+              side(c.after, '(removed)'),
+              ' ',
+              h('span', { className: 'change-reason muted', attrs: { title: c.reason ?? '' } }, CHANGE_REASONS[c.reason] ?? c.reason ?? ''),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/**
+ * A policy's type checking: `status.typeChecking.expressionWarnings` as the apiserver writes it
+ * (`tc`: an entry of typecheck()'s `policies`, or the policy's own `typeChecking`), then the
+ * warnings vap-eval adds beyond the status (diagnostics `cel-typecheck-vap-eval` of this policy:
+ * variables, matchConditions, auditAnnotations). Null when neither is known.
+ */
+export function renderTypeChecking(name, tc, diagnostics = []) {
+  const prefix = `ValidatingAdmissionPolicy/${name}: `;
+  const extra = (Array.isArray(diagnostics) ? diagnostics : []).filter((d) => d?.code === 'cel-typecheck-vap-eval' && String(d.field ?? '').startsWith(prefix));
+  if (!tc && extra.length === 0) return null;
+  const warnings = Array.isArray(tc?.typeChecking?.expressionWarnings) ? tc.typeChecking.expressionWarnings : [];
+  const kinds = Array.isArray(tc?.checkedKinds) ? tc.checkedKinds : [];
+  return h(
+    'div',
+    { className: 'subsection typechecking', attrs: { 'data-testid': 'typechecking' } },
+    tc ? h('h5', null, `status.typeChecking.expressionWarnings (${warnings.length})`) : null,
+    tc && warnings.length === 0
+      ? h('p', { className: 'muted compact' }, kinds.length ? `none — checked against ${kinds.join('; ')}` : 'none — no matched kind has a schema to check against')
+      : null,
+    warnings.length
+      ? h(
+          'ul',
+          { className: 'exprs' },
+          warnings.map((w) => h('li', { className: 'expr expr-warning' }, h('div', { className: 'expr-head' }, pill('warning', 'warning'), h('span', { className: 'expr-name' }, w.fieldRef ?? '')), h('pre', { className: 'typecheck-warning' }, w.warning ?? ''))),
+        )
+      : null,
+    extra.length
+      ? [
+          h('h5', null, `also type-checked by vap-eval, not in the status (${extra.length})`),
+          h(
+            'ul',
+            { className: 'exprs' },
+            extra.map((d) => h('li', { className: 'expr expr-warning' }, h('div', { className: 'expr-head' }, pill('warning', 'warning'), h('span', { className: 'expr-name' }, String(d.field).slice(prefix.length))), h('pre', { className: 'typecheck-warning' }, d.message ?? ''))),
+          ),
+        ]
+      : null,
+  );
+}
+
+/**
+ * Per policy -> binding -> param trace. Unmatched policies are collapsed. `typeChecks`:
+ * typecheck()'s `policies` (matched by name), `diagnostics`: the result's, for the type checking
+ * of each policy.
+ */
+export function renderPolicies(policies, typeChecks = null, diagnostics = []) {
   const list = Array.isArray(policies) ? policies : [];
+  const checks = Array.isArray(typeChecks) ? typeChecks : [];
   if (list.length === 0) return h('p', { className: 'muted' }, 'No ValidatingAdmissionPolicy in the manifests.');
   return h(
     'div',
@@ -300,6 +400,7 @@ export function renderPolicies(policies) {
           p.reason ? h('span', { className: 'reason muted' }, ` — ${p.reason}`) : null,
         ),
         p.configurationError ? h('pre', { className: 'config-error' }, p.configurationError) : null,
+        renderTypeChecking(p.name, p.typeChecking ? p : checks.find((c) => c?.name === p.name), diagnostics),
         (p.bindings ?? []).map(renderBinding),
       ),
     ),
@@ -428,8 +529,11 @@ export function snippetOf(rendered) {
   return /^(ERROR|WARNING|INFO)\b/i.test(lines[0]) ? lines.slice(1).join('\n') : rendered;
 }
 
-/** The whole evaluate() result. Returns {tree, diagnostics} (diagnostics sorted, as numbered). */
-export function renderResult(result, locate) {
+/**
+ * The whole evaluate() result. Returns {tree, diagnostics} (diagnostics sorted, as numbered).
+ * `typeChecks`: typecheck()'s `policies` for the same input, when known.
+ */
+export function renderResult(result, locate, typeChecks = null) {
   const diags = renderDiagnostics(result?.diagnostics, locate);
   return {
     diagnostics: diags.sorted,
@@ -440,8 +544,9 @@ export function renderResult(result, locate) {
       renderKubectl(result),
       diags.tree,
       renderRequest(result?.request),
+      renderObjectChanges(result?.objectChanges),
       h('h3', null, 'Policies'),
-      renderPolicies(result?.policies),
+      renderPolicies(result?.policies, typeChecks, result?.diagnostics),
       result?.webhooks?.length ? [h('h3', null, 'Webhooks'), renderWebhooks(result.webhooks)] : null,
       result?.kyverno ? h('h3', null, 'Kyverno policies') : null,
       result?.kyverno ? renderKyverno(result.kyverno) : null,

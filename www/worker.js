@@ -1,15 +1,18 @@
-// The playground's evaluation worker: runs the package's evaluate / evaluateExpression off the
-// page's thread, so a runaway or huge input cannot freeze the page. main.js gives it the compiled
+// The playground's engine worker: runs the package's functions off the page's thread, so a
+// runaway or huge input cannot freeze the page. main.js gives it the compiled
 // WebAssembly.Module (no second download or compile), times every request, and terminates and
-// replaces the worker when one takes too long.
+// replaces the worker when one takes too long. main.js runs two of them: one evaluates
+// (evaluate, evaluateExpression, typecheck), one answers the editors (complete, hover), so a
+// completion never waits behind an evaluation.
 //
-// Messages in:  {type: 'init', module}            -> {type: 'ready'} | {type: 'init-error', message}
-//               {type: 'schemas', version, text}  (no answer)
-//               {type: 'run', id, fn, args}       -> {type: 'result', id, value} | {type: 'error', id, message}
+// Messages in:  {type: 'init', module}                 -> {type: 'ready'} | {type: 'init-error', message}
+//               {type: 'schemas', version, text}       (no answer)
+//               {type: 'descriptions', version, text}  (no answer; hover and completion documentation)
+//               {type: 'run', id, fn, args}            -> {type: 'result', id, value} | {type: 'error', id, message}
 // `fn` is one of FUNCTIONS; values cross as structured clones (plain objects, Maps).
 import * as vapEval from '../pkg/vap_eval.js';
 
-const FUNCTIONS = new Set(['evaluate', 'evaluateExpression']);
+const FUNCTIONS = new Set(['evaluate', 'evaluateExpression', 'typecheck', 'complete', 'hover']);
 
 self.onmessage = (ev) => {
   const msg = ev.data ?? {};
@@ -26,6 +29,12 @@ self.onmessage = (ev) => {
     // Built-in schemas for type checking (the package's schemas/<version>.json).
     try {
       vapEval.loadSchemas?.(msg.version, msg.text);
+    } catch {}
+    return;
+  }
+  if (msg.type === 'descriptions') {
+    try {
+      vapEval.loadSchemaDescriptions?.(msg.version, msg.text);
     } catch {}
     return;
   }

@@ -111,6 +111,12 @@ test('playground in headless Chromium', async (t) => {
     assert.deepEqual(requests.filter((u) => u.endsWith('.wasm')), [`${base}/pkg/vap_eval_bg.wasm`]);
     // The example list and the default example are inlined in index.html (scripts/inline-examples.mjs).
     assert.deepEqual(requests.filter((u) => u.includes('/www/examples/')), [], 'the default example was fetched, not read from the page');
+    // The schemas (and the descriptions) are requested only after the first result.
+    const early = await page.evaluate(() => {
+      const first = performance.getEntriesByName('vap-first-result')[0].startTime;
+      return performance.getEntriesByType('resource').filter((e) => e.name.includes('/pkg/schemas/') && e.startTime < first).map((e) => e.name);
+    });
+    assert.deepEqual(early, [], 'schemas requested before the first result');
     const fetched = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.wasm')).length);
     assert.equal(fetched, 1, 'the wasm was fetched more than once');
   });
@@ -191,6 +197,103 @@ test('playground in headless Chromium', async (t) => {
     await shot('completion');
     await page.keyboard.press('Escape');
     await setText('expression', 'object.spec.replicas * 2');
+  });
+
+  await t.test('completion in a policy expression offers the Deployment\'s schema fields with their type and description (the package\'s complete)', async () => {
+    // The schema descriptions are fetched on the first hover or completion, never before.
+    const described = () => page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('.descriptions.json')));
+    assert.equal(await described(), false, 'descriptions were fetched before any hover or completion');
+    // The schemas load after the first result and the page evaluates again: then the
+    // policy's type checking is in the results.
+    await page.waitForSelector('[data-policy="replica-limit.example.com"] [data-testid=typechecking]', { timeout: 15_000 });
+    assert.match(await page.textContent('[data-policy="replica-limit.example.com"] [data-testid=typechecking]'), /expressionWarnings \(0\)none — checked against apps\/v1, Kind=Deployment/);
+    const text = await getText('manifests');
+    const at = text.indexOf('object.spec.replicas <= int(') + 'object.spec.'.length;
+    // Replace `replicas` by `rep`, typed: the list is the package's, typed from the Deployment schema.
+    await page.evaluate(([from, to]) => window.__vapEditors.manifests.select(from, to), [at, at + 'replicas'.length]);
+    await page.keyboard.type('rep');
+    let rows = [];
+    for (let i = 0; i < 100; i++) {
+      rows = await page.evaluate(() => [...document.querySelectorAll('.cm-tooltip-autocomplete li')].map((li) => [li.querySelector('.cm-completionLabel')?.textContent, li.querySelector('.cm-completionDetail')?.textContent ?? '']));
+      if (rows.some(([l, d]) => l === 'replicas' && d === 'int')) break;
+      await page.waitForTimeout(100);
+    }
+    assert.ok(rows.some(([l, d]) => l === 'replicas' && d === 'int'), `replicas : int from the schema, got ${JSON.stringify(rows)}`);
+    const info = page.locator('.cm-tooltip-autocomplete .cm-completionInfo');
+    await info.waitFor({ timeout: 5_000 });
+    assert.match(await info.textContent(), /^Number of desired pods\./);
+    await shot('completion-schema');
+    await page.keyboard.press('Enter');
+    assert.ok((await getText('manifests')).includes('- expression: "object.spec.replicas <= int(params.data.maxReplicas)"'), 'accepting replaces the word');
+    // After `object.spec.template.spec.`, from an explicit request (Ctrl-Space): the Pod spec's fields.
+    const at2 = (await getText('manifests')).indexOf('object.spec.replicas <= int(') + 'object.spec.'.length;
+    await page.evaluate(([from, to]) => window.__vapEditors.manifests.select(from, to), [at2, at2 + 'replicas'.length]);
+    await page.keyboard.type('template.spec.');
+    for (let i = 0; i < 100; i++) {
+      rows = await page.evaluate(() => [...document.querySelectorAll('.cm-tooltip-autocomplete li')].map((li) => [li.querySelector('.cm-completionLabel')?.textContent, li.querySelector('.cm-completionDetail')?.textContent ?? '']));
+      if (rows.some(([l]) => l === 'containers')) break;
+      if (i % 20 === 19) await page.keyboard.press('Control+Space');
+      await page.waitForTimeout(100);
+    }
+    assert.ok(rows.some(([l, d]) => l === 'containers' && /^list\(/.test(d)), `Pod spec fields: ${JSON.stringify(rows.slice(0, 12))}`);
+    assert.ok(rows.some(([l]) => l === 'hostNetwork'), 'a field the object does not set');
+    await page.keyboard.press('Escape');
+    await setText('manifests', text);
+    assert.equal(await described(), true, 'the descriptions were fetched for the completion');
+  });
+
+  await t.test('hover over a field in an expression (pointer or Ctrl-Shift-Space) shows its checked type and schema description', async () => {
+    const text = await getText('manifests');
+    const at = text.indexOf('object.spec.replicas <= int(') + 'object.spec.rep'.length;
+    await page.mouse.move(0, 0);
+    await page.evaluate((pos) => window.__vapEditors.manifests.select(pos, pos), at);
+    const box = await page.evaluate((pos) => {
+      const c = window.__vapEditors.manifests.view.coordsAtPos(pos);
+      return c && { x: c.left, y: (c.top + c.bottom) / 2 };
+    }, at);
+    assert.ok(box, 'the expression is on screen');
+    const tip = page.locator('.cm-cel-hover');
+    for (let i = 0; i < 3 && !(await tip.count()); i++) {
+      await page.mouse.move(box.x + 1, box.y);
+      await page.mouse.move(box.x + 3, box.y);
+      await tip.first().waitFor({ timeout: 5_000 }).catch(() => {});
+    }
+    assert.equal(await tip.locator('code').textContent(), 'int');
+    assert.match(await tip.locator('.cm-cel-doc').textContent(), /^Number of desired pods\. This is a pointer to distinguish between explicit zero and not specified\. Defaults to 1\./);
+    await shot('hover');
+    await page.mouse.move(0, 0);
+    await tip.first().waitFor({ state: 'detached', timeout: 5_000 });
+    // From the keyboard: Ctrl-Shift-Space at the cursor, Escape closes it.
+    await page.evaluate((pos) => window.__vapEditors.manifests.select(pos, pos), at);
+    await page.keyboard.press('Control+Shift+Space');
+    await tip.first().waitFor({ timeout: 5_000 });
+    assert.equal(await tip.locator('code').textContent(), 'int');
+    await page.keyboard.press('Escape');
+    await tip.first().waitFor({ state: 'detached', timeout: 5_000 });
+  });
+
+  await t.test('objectChanges: a Deployment without replicas is stored with replicas 1 (defaulted), shown in the results', async () => {
+    const object = await getText('object');
+    await setText('object', object.replace(/\n\s*replicas: \d+/, ''));
+    await page.waitForFunction(() => document.querySelector('[data-testid=object-changes] li[data-path="spec.replicas"]') !== null, null, { timeout: 10_000 });
+    const changes = page.locator('[data-testid=object-changes]');
+    assert.equal(await changes.getAttribute('open'), null, 'collapsed at first');
+    await changes.locator('summary').focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await changes.getAttribute('open'), '');
+    assert.match(await changes.locator('summary').textContent(), /^Object changes \(\d+\)/);
+    const line = changes.locator('li[data-path="spec.replicas"]');
+    assert.equal(await line.textContent(), 'spec.replicas (absent) → 1 defaulted');
+    assert.equal(await line.evaluate((li) => li.closest('.subsection').querySelector('h5').textContent), 'object');
+    // The policies read the stored form: 1 replica passes both limits.
+    await page.waitForSelector('[data-decision=allowed]', { timeout: 10_000 });
+    await shot('object-changes');
+    await setText('object', object);
+    await page.waitForSelector('[data-decision=denied]', { timeout: 10_000 });
+    // The URL keeps the restored object (saved 300 ms after the edit) before the next test reloads.
+    const saved = () => page.evaluate(async () => (await (await import('/www/state.js')).decodeState(location.hash))?.object ?? '');
+    for (let i = 0; i < 50 && (await saved()) !== object; i++) await page.waitForTimeout(100);
+    assert.equal(await saved(), object);
   });
 
   await t.test('state survives a reload through the URL hash', async () => {
@@ -332,6 +435,9 @@ test('playground in headless Chromium', async (t) => {
       await page.goto(`${base}/www/`);
       await page.emulateMedia({ colorScheme: scheme });
       await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
+      // The results in full: type checking (after the schemas), the object changes opened.
+      await page.waitForSelector('[data-testid=typechecking]', { timeout: 15_000 });
+      await page.click('[data-testid=object-changes] > summary');
       await page.addScriptTag({ path: AXE });
       const violations = await page.evaluate(async () => (await window.axe.run(document)).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })));
       const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
@@ -460,7 +566,13 @@ test('the static site works from a sub-path and offline once loaded', async (t) 
   await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
   assert.equal(await page.getAttribute('[data-decision]', 'data-decision'), 'allowed');
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
+  // The schema descriptions ship, are not precached (≈ 0.9 MB a version), and are kept once asked for.
+  const sw = fs.readFileSync(path.join(dir, 'some', 'sub', 'path', 'www', 'sw.js'), 'utf8');
+  assert.ok(sw.includes('"../pkg/schemas/1.35.json"') && !/"[^"]*\.descriptions\.json"/.test(sw), 'precache list');
+  const descriptions = () => page.evaluate(() => fetch('../pkg/schemas/1.35.descriptions.json').then((r) => r.ok && r.json()).then((j) => typeof j === 'object' && j !== null, () => false));
+  assert.equal(await descriptions(), true);
   await context.setOffline(true);
+  assert.equal(await descriptions(), true, 'offline: from the service worker\'s cache');
   await page.reload();
   await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
   assert.equal(await page.getAttribute('[data-decision]', 'data-decision'), 'allowed');

@@ -20,7 +20,7 @@ import {
   locateDiagnostic,
   editorForInput,
 } from '../../www/diagnostics.js';
-import { h, toDom, textOf, elementsOf, renderResult, renderExpressionResult, renderDiagnostics, toPlain, snippetOf, formatValue } from '../../www/render.js';
+import { h, toDom, textOf, elementsOf, renderResult, renderExpressionResult, renderDiagnostics, renderObjectChanges, renderTypeChecking, toPlain, snippetOf, formatValue } from '../../www/render.js';
 import { examplesElement, withExamples, exampleFiles } from '../../scripts/inline-examples.mjs';
 import { deniedResult, allowedWithWarningsResult, typeErrorManifests, typeErrorDiagnostics } from './fixtures.mjs';
 
@@ -419,6 +419,59 @@ test('render: engine results with Maps (serde-wasm-bindgen) or JSON text are nor
   assert.equal(toPlain('1.37'), '1.37');
 });
 
+test('render: objectChanges grouped by object — path, before → after, why; collapsed; user text stays text', () => {
+  const payload = '<img src=x onerror="alert(1)">';
+  const result = deniedResult();
+  result.objectChanges = [
+    { object: 'object', path: 'spec.replicas', after: 1, reason: 'default' },
+    { object: 'object', path: 'spec.template.metadata.creationTimestamp', before: '2024-01-01T00:00:00.5Z', after: '2024-01-01T00:00:00Z', reason: 'canonical' },
+    { object: 'ConfigMap default/params', path: `data[${payload}]`, before: payload, reason: 'pruned' },
+  ];
+  const { tree } = renderResult(result);
+  const [box] = byClass(tree, 'object-changes');
+  assert.equal(box.tag, 'details');
+  assert.equal(box.attrs.open, undefined, 'collapsed');
+  assert.match(textOf(box.children[0]), /^Object changes \(3\)/);
+  const groups = byClass(box, 'subsection').map((g) => textOf(g.children[0]));
+  assert.deepEqual(groups, ['object', 'ConfigMap default/params']);
+  const lines = byClass(box, 'change').map(textOf);
+  assert.deepEqual(lines, [
+    'spec.replicas (absent) → 1 defaulted',
+    'spec.template.metadata.creationTimestamp "2024-01-01T00:00:00.5Z" → "2024-01-01T00:00:00Z" canonical form',
+    `data[${payload}] ${JSON.stringify(payload)} → (removed) pruned: not in the type or the CRD schema`,
+  ]);
+  assert.ok(!elementsOf(tree).some((n) => n.tag === 'img'));
+  // Nothing changed (or objectsAsGiven): no section.
+  assert.equal(renderObjectChanges(undefined), null);
+  assert.equal(renderObjectChanges([]), null);
+  assert.equal(byClass(renderResult(deniedResult()).tree, 'object-changes').length, 0);
+});
+
+test('render: each policy shows status.typeChecking.expressionWarnings (typecheck()) and vap-eval\'s further type-check warnings', () => {
+  const result = deniedResult();
+  const name = result.policies[0].name;
+  const warning = "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'\n | object.spec.replica > 1\n | ...........^\n";
+  const typeChecks = [{ name, typeChecking: { expressionWarnings: [{ fieldRef: 'spec.validations[0].expression', warning }] }, checkedKinds: ['apps/v1, Kind=Deployment'] }];
+  result.diagnostics = [
+    { severity: 'warning', code: 'cel-typecheck-vap-eval', message: "undefined field 'nme'", field: `ValidatingAdmissionPolicy/${name}: spec.variables[0].expression`, rendered: '' },
+    { severity: 'warning', code: 'cel-typecheck-vap-eval', message: 'another policy', field: 'ValidatingAdmissionPolicy/other: spec.variables[0].expression', rendered: '' },
+  ];
+  const { tree } = renderResult(result, undefined, typeChecks);
+  const [tc] = byClass(tree, 'typechecking');
+  const text = textOf(tc);
+  assert.ok(text.startsWith('status.typeChecking.expressionWarnings (1)'), text);
+  assert.deepEqual(byClass(tc, 'typecheck-warning').map(textOf), [warning, "undefined field 'nme'"]);
+  assert.deepEqual(byClass(tc, 'expr-name').map(textOf), ['spec.validations[0].expression', 'spec.variables[0].expression']);
+  assert.ok(!text.includes('another policy'));
+  // Checked, nothing found: says against what.
+  const clean = renderTypeChecking(name, { name, typeChecking: { expressionWarnings: [] }, checkedKinds: ['apps/v1, Kind=Deployment'] });
+  assert.equal(textOf(clean), 'status.typeChecking.expressionWarnings (0)none — checked against apps/v1, Kind=Deployment');
+  assert.match(textOf(renderTypeChecking(name, { name, typeChecking: { expressionWarnings: [] }, checkedKinds: [] })), /no matched kind has a schema/);
+  // Not known (the first result, before typecheck ran): nothing.
+  assert.equal(renderTypeChecking(name, undefined, []), null);
+  assert.equal(byClass(renderResult(deniedResult()).tree, 'typechecking').length, 0);
+});
+
 // ------------------------------------------------------------------------------ the examples
 
 test('examples: index.json lists existing files; every manifest holds a policy and a binding', () => {
@@ -498,7 +551,7 @@ test('inline-examples: text that could end the script element survives the round
 
 // ------------------------------------------------------------- editor/cel.js, files, kubectl
 
-import { tokenizeCel, celRegions, celCompletions, declaredVariables, yamlKeysAt } from '../../www/editor/cel.js';
+import { tokenizeCel, celRegions, celCompletions, declaredVariables, yamlKeysAt, packageCompletions } from '../../www/editor/cel.js';
 import { unwrapLists, routeFile } from '../../www/state.js';
 import { kubectlLines } from '../../www/render.js';
 
@@ -551,6 +604,32 @@ test('cel.js: completion offers variables, macros and functions of the version, 
   assert.deepEqual(declaredVariables(manifests), ['images', 'bad']);
   assert.ok(labels(celCompletions('variables.', '1.37', { manifests })).includes('images'));
   assert.equal(celCompletions("'abc", '1.37'), null, 'nothing inside a string');
+});
+
+test('cel.js: the package\'s completions become CodeMirror\'s (type, detail, documentation as info text); none -> null', () => {
+  const got = {
+    from: 12,
+    to: 15,
+    items: [
+      { label: 'replicas', kind: 'field', detail: 'int', documentation: 'Number of desired pods.' },
+      { label: 'size', kind: 'method', detail: 'size(list) -> int\nsize(map) -> int', documentation: '' },
+      { label: 'all', kind: 'macro', detail: 'list.all(x, p) -> bool', documentation: '' },
+      { label: 'replicas', kind: 'key', detail: 'number', documentation: '' },
+    ],
+  };
+  const r = packageCompletions(got, 13, 40);
+  assert.deepEqual(r.options, [
+    { label: 'replicas', type: 'property', detail: 'int', info: 'Number of desired pods.' },
+    { label: 'size', type: 'method', detail: 'size(list) -> int', info: 'size(list) -> int\nsize(map) -> int' },
+    { label: 'all', type: 'keyword', detail: 'list.all(x, p) -> bool' },
+  ]);
+  assert.equal(r.from, 12);
+  assert.equal(r.to, 15, 'the rest of the word at the cursor is replaced');
+  assert.ok(r.validFor.test('rep') && !r.validFor.test('spec.'), "a '.' asks again");
+  assert.equal(packageCompletions({ ...got, to: 13 }, 13, 40).to, undefined);
+  assert.equal(packageCompletions({ from: 0, to: 0, items: [] }, 0, 1), null, 'nothing: the table answers');
+  assert.equal(packageCompletions(null, 0, 1), null);
+  assert.equal(packageCompletions({ ...got, from: 20 }, 13, 40), null, 'a range after the cursor is not used');
 });
 
 test('files: kubectl get -o yaml Lists unwrap into documents; files route to the right editor', () => {

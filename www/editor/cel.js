@@ -350,3 +350,37 @@ export function celCompletions(before, version, context = {}) {
   }
   return { from, options };
 }
+
+// --- the package's completions ----------------------------------------------------------------
+
+/** CompletionItem.kind (the package's `complete`) -> CodeMirror's completion type (its icon). */
+const ITEM_TYPES = { variable: 'variable', field: 'property', key: 'property', method: 'method', function: 'function', macro: 'keyword' };
+
+/**
+ * The package's completions as CodeMirror's, or null when it has none. `got`:
+ * {from, to, items: [{label, kind, detail, documentation}]} (UTF-16 offsets in the document).
+ * A key of the supplied object that is also a schema field appears once, as the field. A
+ * multi-line detail (a function's signatures) shows its first line; all of it, and the
+ * field's description, go to the info panel — as text (CodeMirror sets a string info as a
+ * text node).
+ */
+export function packageCompletions(got, pos, docLength) {
+  const items = Array.isArray(got?.items) ? got.items : [];
+  if (items.length === 0 || !(got.from >= 0 && got.from <= pos)) return null;
+  const options = [];
+  const seen = new Set();
+  for (const it of items) {
+    const type = ITEM_TYPES[it.kind] ?? 'text';
+    // A schema field and the same key of the supplied object are one entry: the field's (typed, described).
+    const key = `${type}\u0000${it.label}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const detail = String(it.detail ?? '');
+    const lines = detail.split('\n');
+    const info = [lines.length > 1 ? detail : '', it.documentation ?? ''].filter(Boolean).join('\n\n');
+    options.push({ label: String(it.label), type, detail: lines[0], ...(info ? { info } : {}) });
+  }
+  const to = got.to > pos && got.to <= docLength ? got.to : undefined;
+  // A '.' asks again (the fields of the new receiver), so only word characters keep the list.
+  return { from: got.from, ...(to !== undefined ? { to } : {}), options, validFor: /^\w*$/ };
+}

@@ -6,8 +6,8 @@
 // CEL completion there. CEL editor (scratchpad): CEL highlighting and completion. All: line
 // numbers, bracket matching, search (Ctrl-F), undo history, diagnostics as squiggles
 // (@codemirror/lint) with the message on hover and in the gutter.
-import { EditorState, RangeSetBuilder, Compartment } from '@codemirror/state';
-import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection, ViewPlugin, Decoration, placeholder as placeholderExt } from '@codemirror/view';
+import { EditorState, RangeSetBuilder, Compartment, StateEffect, StateField } from '@codemirror/state';
+import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection, ViewPlugin, Decoration, hoverTooltip, showTooltip, placeholder as placeholderExt } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { searchKeymap, highlightSelectionMatches } from '@codemirror/search';
 import { bracketMatching, syntaxHighlighting, indentOnInput, foldGutter, foldKeymap, StreamLanguage } from '@codemirror/language';
@@ -15,7 +15,7 @@ import { classHighlighter } from '@lezer/highlight';
 import { yaml } from '@codemirror/lang-yaml';
 import { setDiagnostics, lintGutter, lintKeymap } from '@codemirror/lint';
 import { autocompletion, completionKeymap, closeBrackets, closeBracketsKeymap } from '@codemirror/autocomplete';
-import { tokenizeCel, celRegions, celCompletions, TOKEN } from './cel.js';
+import { tokenizeCel, celRegions, celCompletions, packageCompletions, TOKEN } from './cel.js';
 
 const marks = Object.fromEntries(Object.entries(TOKEN).map(([k, cls]) => [k, Decoration.mark({ class: `${cls} cel-token` })]));
 
@@ -63,10 +63,11 @@ const celLanguage = StreamLanguage.define({
 
 /**
  * A completion source for CEL. `kind` 'yaml': only inside an expression field; 'cel': anywhere.
- * `env()` gives {version, manifests, object, oldObject} at completion time.
+ * `env()` gives {version, manifests, object, oldObject} at completion time. `intel.complete(text,
+ * pos)` (optional) asks the package; its table (cel.js) answers when the package has nothing.
  */
-function celCompletionSource(kind, env) {
-  return (ctx) => {
+function celCompletionSource(kind, env, intel) {
+  return async (ctx) => {
     const text = ctx.state.doc.toString();
     let start = 0;
     if (kind === 'yaml') {
@@ -80,8 +81,86 @@ function celCompletionSource(kind, env) {
     if (!res) return null;
     const word = before.slice(res.from);
     if (!ctx.explicit && word === '' && !before.endsWith('.')) return null;
+    if (intel?.complete) {
+      const got = await Promise.resolve(intel.complete(text, ctx.pos)).catch(() => null);
+      if (ctx.aborted) return null;
+      const fromPackage = packageCompletions(got, ctx.pos, text.length);
+      if (fromPackage) return fromPackage;
+    }
     return { from: start + res.from, options: res.options, validFor: /^[\w.]*$/ };
   };
+}
+
+/**
+ * The hover tooltip at `pos` inside an expression field: the package's `hover`
+ * (`intel.hover(text, pos)` resolving to {type, documentation, from, to}) — the sub-expression's
+ * checked type and the field's description, as text. Null outside expressions or when the
+ * package has nothing.
+ */
+async function celHoverAt(intel, view, pos) {
+  const text = view.state.doc.toString();
+  if (!celRegions(text).some((r) => r.from <= pos && pos <= r.to)) return null;
+  const got = await Promise.resolve(intel.hover(text, pos)).catch(() => null);
+  if (!got || (got.type == null && !got.documentation)) return null;
+  const len = view.state.doc.length;
+  const from = got.from >= 0 && got.from <= pos ? got.from : pos;
+  const to = got.to >= pos && got.to <= len ? got.to : pos;
+  return {
+    pos: from,
+    end: to,
+    above: true,
+    create() {
+      const dom = document.createElement('div');
+      dom.className = 'cm-cel-hover';
+      if (got.type != null) {
+        const type = document.createElement('code');
+        type.textContent = String(got.type);
+        dom.append(type);
+      }
+      if (got.documentation) {
+        const doc = document.createElement('div');
+        doc.className = 'cm-cel-doc';
+        doc.textContent = String(got.documentation);
+        dom.append(doc);
+      }
+      return { dom };
+    },
+  };
+}
+
+/** The same tooltip from the keyboard (Ctrl-Shift-Space at the cursor); Escape, an edit or a move closes it. */
+const setKeyHover = StateEffect.define();
+const keyHover = StateField.define({
+  create: () => null,
+  update(tip, tr) {
+    for (const e of tr.effects) if (e.is(setKeyHover)) return e.value;
+    return tr.docChanged || tr.selection ? null : tip;
+  },
+  provide: (f) => showTooltip.from(f),
+});
+
+function celHover(intel) {
+  const showAtCursor = (view) => {
+    const pos = view.state.selection.main.head;
+    if (!celRegions(view.state.doc.toString()).some((r) => r.from <= pos && pos <= r.to)) return false;
+    celHoverAt(intel, view, pos).then((tip) => {
+      if (tip && view.state.selection.main.head === pos) view.dispatch({ effects: setKeyHover.of(tip) });
+    });
+    return true;
+  };
+  const close = (view) => {
+    if (!view.state.field(keyHover)) return false;
+    view.dispatch({ effects: setKeyHover.of(null) });
+    return true;
+  };
+  return [
+    hoverTooltip((view, pos) => celHoverAt(intel, view, pos), { hoverTime: 300 }),
+    keyHover,
+    keymap.of([
+      { key: 'Ctrl-Shift-Space', run: showAtCursor },
+      { key: 'Escape', run: close },
+    ]),
+  ];
 }
 
 const theme = EditorView.theme({
@@ -100,10 +179,12 @@ const theme = EditorView.theme({
 
 /**
  * Replaces `textarea` with an editor holding its text. Options: `lang` 'yaml' | 'cel';
- * `onChange(text)`; `env()` for completion; `singleLine` (no line numbers). Returns a handle:
+ * `onChange(text)`; `env()` for completion; `singleLine` (no line numbers); `intel`
+ * ({complete(text, pos), hover(text, pos)}, promises of the package's results; YAML editors: in
+ * expression fields). Returns a handle:
  * {view, get(), set(text), select(from, to), setDiagnostics(list), focus()}.
  */
-export function upgrade(textarea, { lang = 'yaml', onChange = () => {}, env = () => ({}), singleLine = false } = {}) {
+export function upgrade(textarea, { lang = 'yaml', onChange = () => {}, env = () => ({}), singleLine = false, intel = null } = {}) {
   const label = textarea.labels?.[0]?.textContent?.trim() || textarea.getAttribute('aria-label') || textarea.id;
   const language = new Compartment();
   const extensions = [
@@ -115,7 +196,7 @@ export function upgrade(textarea, { lang = 'yaml', onChange = () => {}, env = ()
     indentOnInput(),
     highlightSelectionMatches(),
     syntaxHighlighting(classHighlighter),
-    autocompletion({ override: [celCompletionSource(lang, env)], activateOnTyping: true }),
+    autocompletion({ override: [celCompletionSource(lang, env, intel)], activateOnTyping: true }),
     lintGutter(),
     keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...foldKeymap, ...completionKeymap, ...lintKeymap, indentWithTab]),
     EditorState.tabSize.of(2),
@@ -126,6 +207,7 @@ export function upgrade(textarea, { lang = 'yaml', onChange = () => {}, env = ()
     }),
     language.of(lang === 'yaml' ? [yaml(), celInYaml] : celLanguage),
   ];
+  if (intel?.hover && lang === 'yaml') extensions.push(celHover(intel));
   if (!singleLine) extensions.push(lineNumbers(), highlightActiveLineGutter(), foldGutter());
   else extensions.push(EditorView.lineWrapping);
   if (textarea.placeholder) extensions.push(placeholderExt(textarea.placeholder));
