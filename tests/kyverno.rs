@@ -180,13 +180,39 @@ spec:
     };
     let bad = run(policy, &deployment("default"), None);
     assert_eq!(rule(&bad, "disallow-default-namespace", "validate-deployment-namespace").0, "fail");
-    // Not supplied: a Namespace with only its name, and an info diagnostic.
-    assert!(codes(&bad).contains(&"kyverno-namespace-assumed".to_string()));
+    // Not supplied: assumed to exist (`missingNamespaces: assume`), as for the VAPs and the
+    // webhooks of the same request, with the pipeline's one `namespace-assumed` diagnostic.
+    let assumed = codes(&bad).iter().filter(|c| c.contains("namespace-assumed")).count();
+    assert_eq!(assumed, 1, "{:#}", bad["diagnostics"]);
     let good = run(policy, &deployment("team-a"), None);
     assert_eq!(
         rule(&good, "disallow-default-namespace", "validate-deployment-namespace").0,
         "pass"
     );
+    // The assumed namespace is the one a cluster has: with its kubernetes.io/metadata.name label.
+    let labelled = policy.replace(
+        "namespaceObject.metadata.name != 'default'",
+        "namespaceObject.metadata.labels['kubernetes.io/metadata.name'] == 'team-a'",
+    );
+    let r = run(&labelled, &deployment("team-a"), None);
+    assert_eq!(rule(&r, "disallow-default-namespace", "validate-deployment-namespace").0, "pass");
+    // `missingNamespaces: strict`: the namespace does not exist; Kyverno's CEL handler fails to
+    // get it (pkg/engine/handlers/validation/validate_cel.go, `GetNamespace`): a rule error.
+    let input = EvaluateInput {
+        manifests: Manifests::Text(policy.to_string()),
+        object: Some(Document::Text(deployment("team-a"))),
+        missing_namespaces: Some(vap_eval::api::MissingNamespaces::Strict),
+        ..Default::default()
+    };
+    let strict = serde_json::to_value(evaluate(&input)).expect("serialise");
+    assert_eq!(
+        rule(&strict, "disallow-default-namespace", "validate-deployment-namespace"),
+        (
+            "error".to_string(),
+            "Error getting the resource's namespace: namespaces \"team-a\" not found".to_string()
+        )
+    );
+    assert!(!codes(&strict).iter().any(|c| c.contains("namespace-assumed")));
 }
 
 const REPLICAS: &str = r#"
@@ -570,6 +596,42 @@ fn pod_rules_apply_to_controllers_through_generated_rules() {
     assert!(rule_names(&run(&named, d, None), "no-latest").is_empty());
 }
 
+// §2, §4: a compiled set prepares each rule once and the rules generated for each controller
+// kind on first use; a request evaluated through the set gets what a fresh evaluation gets, in
+// any order of kinds (Pod, Deployment, CronJob, then a Deployment again) and for an Enforce
+// policy evaluated both by the policies' own evaluation and by the webhooks.
+#[test]
+fn a_compiled_set_evaluates_as_a_fresh_evaluation_does() {
+    use vap_eval::api::{compile, evaluate_with, PolicySetOptions, RequestDocuments};
+    let policy = PODS_ONLY.replace("ANNOTATIONS", "annotations: {}");
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: dev}\nspec:\n  containers: [{name: c, image: \"nginx:latest\"}]\n";
+    let deploy = |image: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: dev}}\nspec:\n  template:\n    spec:\n      containers: [{{name: c, image: \"{image}\"}}]\n")
+    };
+    let cj = "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: job, namespace: dev}\nspec:\n  schedule: '* * * * *'\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          containers: [{name: c, image: \"nginx:latest\"}]\n";
+    let set = compile(&Manifests::Text(policy.clone()), &PolicySetOptions::default());
+    let objects = [
+        pod.to_string(),
+        deploy("nginx:latest"),
+        cj.to_string(),
+        deploy("nginx:1.27"),
+        pod.to_string(),
+    ];
+    for object in &objects {
+        let docs = RequestDocuments {
+            object: Some(Document::Text(object.clone())),
+            old_object: None,
+            request: None,
+        };
+        let cached = serde_json::to_value(evaluate_with(&set, &docs)).expect("serialise");
+        let fresh = run(&policy, object, None);
+        assert_eq!(cached["kyverno"], fresh["kyverno"], "{object}");
+        assert_eq!(cached["response"], fresh["response"], "{object}");
+    }
+    let last = run(&policy, &deploy("nginx:1.27"), None);
+    assert_eq!(rule(&last, "no-latest", "autogen-no-latest-tag").0, "pass");
+}
+
 // §2.1 (engine.go: rules Kyverno evaluates without CEL): reported, never passed or skipped.
 #[test]
 fn non_cel_rules_are_reported_as_not_supported() {
@@ -584,9 +646,9 @@ spec:
     match: {any: [{resources: {kinds: [Pod]}}]}
     validate:
       pattern: {metadata: {labels: {app: "?*"}}}
-  - name: with-context
+  - name: with-preconditions
     match: {any: [{resources: {kinds: [Pod]}}]}
-    context: [{name: cm, configMap: {name: c, namespace: default}}]
+    preconditions: {all: [{key: "{{ request.operation }}", operator: Equals, value: CREATE}]}
     validate:
       cel: {expressions: [{expression: "true"}]}
 "#;
@@ -595,11 +657,48 @@ spec:
     assert_eq!(rules[0]["name"], "pattern-rule");
     assert!(rules[0].get("result").is_none());
     assert!(rules[0]["unsupported"].as_str().unwrap_or_default().starts_with("validate.pattern "));
-    assert!(rules[1]["unsupported"].as_str().unwrap_or_default().starts_with("context "));
+    assert!(rules[1]["unsupported"].as_str().unwrap_or_default().starts_with("preconditions "));
     let c = codes(&r);
     assert_eq!(c.iter().filter(|c| *c == "kyverno-unsupported-rule").count(), 2);
     assert!(c.contains(&"kyverno-response-incomplete".to_string()));
     assert_eq!(r["response"]["allowed"], true);
+}
+
+// §1 (pkg/validation/policy/validate.go `validateRuleContext`): a validate.cel rule with
+// `context` entries is rejected — the CEL expressions have no access to Kyverno's JSON context —
+// so the policy never exists in a cluster and is not evaluated.
+#[test]
+fn a_cel_rule_with_context_is_rejected_as_kyverno_rejects_the_policy() {
+    let policy = r#"
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: p}
+spec:
+  validationFailureAction: Enforce
+  rules:
+  - name: plain
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    validate:
+      cel: {expressions: [{expression: "false"}]}
+  - name: with-context
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    context: [{name: cm, configMap: {name: c, namespace: default}}]
+    validate:
+      cel: {expressions: [{expression: "true"}]}
+"#;
+    let r = run(policy, &labelled_pod("web-1", "dev"), None);
+    let p = &r["kyverno"]["policies"][0];
+    assert_eq!(p["rules"], json!([]));
+    let why = "path: spec.rules[1]: context variables are not supported for CEL expressions in validate rules";
+    assert_eq!(p["reason"], format!("Kyverno rejects this policy ({why}): it is not evaluated"));
+    // Not evaluated by the webhooks either: the failing `plain` rule does not deny.
+    assert_eq!(r["response"]["allowed"], true);
+    let d = r["diagnostics"]
+        .as_array()
+        .and_then(|d| d.iter().find(|d| d["code"] == "kyverno-policy-rejected"))
+        .unwrap_or_else(|| panic!("{:#}", r["diagnostics"]));
+    assert_eq!(d["message"], format!("Kyverno rejects this policy: {why}"));
+    assert!(d["field"].as_str().unwrap_or_default().ends_with("spec.rules[1].context"));
 }
 
 // §2.1 (validation.go: applyRules One stops after the first rule that passed or failed).
@@ -827,7 +926,9 @@ fn evaluate_resource_gives_the_cli_tests_results() {
     ] {
         let text = pod(name, color, host_path);
         let (docs, _) = vap_eval::admission::yaml::parse_stream(&text);
-        let (out, diags) = vap_eval::kyverno::evaluate_resource(&set, &docs[0].value, None);
+        let cli = vap_eval::kyverno::Cli::default();
+        let (out, diags) =
+            vap_eval::kyverno::evaluate_resource(&set, &docs[0].value, None, None, &cli);
         let out = out.unwrap_or_else(|| panic!("{diags:?}"));
         let rule = &out.result.policies[0].rules[0];
         assert_eq!((rule.name.as_str(), rule.result), ("host-path", Some(want)), "{name}");

@@ -25,6 +25,7 @@ pub mod yaml_go;
 use crate::admission::compile::{CelCompiler, CompiledPolicy};
 use crate::admission::dispatcher::AdmissionResponse;
 use crate::admission::manifests::Source;
+use crate::admission::namespaces::Namespaces;
 use crate::admission::policy_set::PolicySet;
 use crate::admission::request::AdmissionRequest;
 use crate::admission::trace::ParamEvaluation;
@@ -156,11 +157,16 @@ pub struct KyvernoWebhookResult {
     pub warnings: Vec<String>,
 }
 
-/// What every request of a policy set shares: the Kyverno policies, loaded once, and the set
+/// What every request of a policy set shares: the Kyverno policies, loaded once, their rules
+/// prepared (CEL compiled; auto-generated rules made and compiled on first use), and the set
 /// extended with the ValidatingAdmissionPolicies Kyverno generates from them (`None` when it
 /// generates none).
 pub struct KyvernoSet {
     pub loaded: Loaded,
+    /// `prepared[i]` belongs to `loaded.policies[i]`.
+    pub prepared: Vec<engine::PreparedPolicy>,
+    /// Kyverno's CEL environment.
+    pub compiler: CelCompiler,
     pub extended: Option<Box<PolicySet>>,
 }
 
@@ -168,6 +174,9 @@ pub struct KyvernoSet {
 pub fn compiled(set: &PolicySet) -> &KyvernoSet {
     set.kyverno.get_or_init(|| {
         let loaded = load_with(set, false);
+        let compiler = compiler();
+        let prepared =
+            loaded.policies.iter().map(|p| engine::PreparedPolicy::new(p, &compiler)).collect();
         let generated = loaded.generated_documents();
         let extended = (!generated.is_empty()).then(|| {
             let text = format!("{}{generated}", set.text);
@@ -175,7 +184,7 @@ pub fn compiled(set: &PolicySet) -> &KyvernoSet {
             s.setup = set.setup;
             Box::new(s)
         });
-        KyvernoSet { loaded, extended }
+        KyvernoSet { loaded, prepared, compiler, extended }
     })
 }
 
@@ -253,10 +262,30 @@ pub fn load_with(set: &PolicySet, compile: bool) -> Loaded {
                 let d = diagnostics::invalid_field(&object, &path, &message);
                 out.diagnostics.push(located(set, d, &source, &path));
             }
+            // `validateRuleContext`: a validate.cel rule may not have context entries (the CEL
+            // expressions could not see them).
+            if let Some(r) = p
+                .spec
+                .rules
+                .iter()
+                .find(|r| r.has_context && r.validate.as_ref().is_some_and(|v| v.cel.is_some()))
+            {
+                let message = format!(
+                    "path: {}: context variables are not supported for CEL expressions in validate rules",
+                    r.path
+                );
+                let path = format!("{}.context", r.path);
+                let d = diagnostics::policy_rejected(&object, &path, &message);
+                out.diagnostics.push(located(set, d, &source, &path));
+                p.rejected = Some(message);
+            }
             if compile {
                 out.diagnostics.extend(compile_diagnostics(set, &p));
             }
-            let generated = vap::generate(&p, catalog);
+            let generated = match &p.rejected {
+                Some(_) => Err("the policy is rejected by Kyverno".to_string()),
+                None => vap::generate(&p, catalog),
+            };
             p.vap_generated = generated.is_ok();
             out.vaps.push(generated);
             out.policies.push(p);
@@ -347,16 +376,37 @@ pub struct Evaluation {
 /// This is also the library function for Kyverno CLI tests (`kyverno-test.yaml`): a test's
 /// expected `result` for (policy, rule, resource) is the rule's `result` in
 /// `result.policies` for a CREATE of that resource.
-pub fn evaluate(set: &PolicySet, request: &AdmissionRequest) -> Option<Evaluation> {
-    evaluate_loaded(set, &load_with(set, false), request)
+///
+/// `namespaces` is the request's view of the Namespace objects shared with the other plugins
+/// (`missingNamespaces`: an assumed namespace is the one the VAPs and webhooks see, and the
+/// caller reports `namespace-assumed` once for all of them).
+pub fn evaluate(
+    set: &PolicySet,
+    request: &AdmissionRequest,
+    namespaces: &Namespaces<'_>,
+) -> Option<Evaluation> {
+    evaluate_as(set, request, namespaces, None)
 }
 
-/// [`evaluate`] with the policies already loaded.
-pub fn evaluate_loaded(
+/// How the Kyverno CLI (`apply`, `test`) differs from the admission controller: every policy is
+/// evaluated whatever its `admission` field and whether a ValidatingAdmissionPolicy would be
+/// generated (the policy read from a file has no status); the namespace's labels are only those
+/// the values file gives, and the CEL rules see the namespace as a Namespace with only its name
+/// (`validate_cel.go`, no cluster client). The user's roles come from the user-info file.
+#[derive(Clone, Debug, Default)]
+pub struct Cli {
+    pub roles: Vec<String>,
+    pub cluster_roles: Vec<String>,
+}
+
+fn evaluate_as(
     set: &PolicySet,
-    loaded: &Loaded,
     request: &AdmissionRequest,
+    namespaces: &Namespaces<'_>,
+    cli: Option<&Cli>,
 ) -> Option<Evaluation> {
+    let kyverno = compiled(set);
+    let loaded = &kyverno.loaded;
     if loaded.policies.is_empty() {
         return None;
     }
@@ -364,14 +414,17 @@ pub fn evaluate_loaded(
     let manifests = &set.manifests;
     let resource = request.object.as_ref().or(request.old_object.as_ref());
     let ns_name = if request.kind.kind == "Namespace" { "" } else { request.namespace.as_str() };
-    let ns_object = (!ns_name.is_empty()).then(|| manifests.namespaces.get(ns_name)).flatten();
-    if !ns_name.is_empty() && ns_object.is_none() {
-        diags.push(diagnostics::namespace_assumed(ns_name));
-    }
+    let ns_object = match cli {
+        _ if ns_name.is_empty() => None,
+        Some(_) => manifests.namespaces.get(ns_name),
+        None => namespaces.get(ns_name),
+    };
     let labels = ns_object.map(crate::admission::labels::object_labels).unwrap_or_default();
     let u = &request.user_info;
-    let (roles, cluster_roles) =
-        matching::role_refs(&manifests.rbac, &u.username, &u.groups, &request.namespace);
+    let (roles, cluster_roles) = match cli {
+        Some(c) => (c.roles.clone(), c.cluster_roles.clone()),
+        None => matching::role_refs(&manifests.rbac, &u.username, &u.groups, &request.namespace),
+    };
     let info = RequestInfo {
         username: u.username.clone(),
         uid: u.uid.clone(),
@@ -380,8 +433,8 @@ pub fn evaluate_loaded(
         roles,
         cluster_roles,
     };
-    let compiler = compiler();
-    let cx = Context { set, request, info: &info, namespace_labels: &labels, compiler: &compiler };
+    let mut cx = Context::new(set, kyverno, request, &info, &labels, namespaces);
+    cx.cli = cli.is_some();
     let resource_ns = resource
         .and_then(|r| r.get("metadata"))
         .and_then(|m| m.get("namespace"))
@@ -389,7 +442,7 @@ pub fn evaluate_loaded(
         .unwrap_or_default()
         .to_string();
     let mut result = KyvernoResult::default();
-    for (p, generated) in loaded.policies.iter().zip(&loaded.vaps) {
+    for (index, (p, generated)) in loaded.policies.iter().zip(&loaded.vaps).enumerate() {
         let mut pr = KyvernoPolicyResult {
             kind: p.kind.clone(),
             name: p.name.clone(),
@@ -407,18 +460,24 @@ pub fn evaluate_loaded(
                 Err(e) => KyvernoGeneratedVap { message: e.clone(), ..Default::default() },
             });
         }
-        if !p.spec.admission {
+        if let Some(why) = &p.rejected {
+            pr.reason = format!("Kyverno rejects this policy ({why}): it is not evaluated");
+            result.policies.push(pr);
+            continue;
+        }
+        if !p.spec.admission && cli.is_none() {
             pr.reason = "spec.admission is false: Kyverno does not evaluate it at admission".into();
             result.policies.push(pr);
             continue;
         }
-        match engine::validate_policy(&cx, p, &p.spec.rules) {
+        let all: Vec<usize> = (0..p.spec.rules.len()).collect();
+        match engine::validate_policy(&cx, index, &all) {
             None => {
                 pr.reason =
                     format!("a Policy applies only to resources in its namespace {:?}", p.namespace)
             }
             Some(er) => {
-                pr.reason = if p.vap_generated {
+                pr.reason = if p.vap_generated && cli.is_none() {
                     "its CEL rule is evaluated by the generated ValidatingAdmissionPolicy (see validatingAdmissionPolicy and the top-level policies)".into()
                 } else if er.rules.is_empty() {
                     "no rule matched the request".into()
@@ -465,7 +524,7 @@ pub fn evaluate_loaded(
     let ns = (!ns_name.is_empty()).then_some(webhook::Namespace { name: ns_name, labels: &labels });
     let mut response = AdmissionResponse { allowed: true, ..Default::default() };
     for (name, ignore) in webhook::WEBHOOKS {
-        let w = webhook::call(&cx, &loaded.policies, name, ignore, ns.as_ref());
+        let w = webhook::call(&cx, name, ignore, ns.as_ref());
         if w.incomplete {
             diags.push(diagnostics::response_incomplete(name));
         }
@@ -486,25 +545,37 @@ pub fn evaluate_loaded(
     Some(Evaluation { result, diagnostics: diags })
 }
 
-/// Evaluate one resource as the Kyverno CLI's `apply`/`test` do: a CREATE of `resource` (its
-/// kind, resource and namespace derived from the object and the catalog) by `user` (none: no
-/// request information, so user filters are ignored in `match`). For `kyverno-test.yaml`, the
-/// expected `result` of (policy, rule, resource) is the rule's `result` in
-/// `result.policies` (a rule Kyverno reports nothing for — not matched — is absent). `None`
-/// when the request cannot be formed (the diagnostics say why) or there is no Kyverno policy.
+/// Evaluate one resource as the Kyverno CLI's `apply`/`test` do ([`Cli`]): `operation` (CREATE
+/// when `None`) of `resource` — UPDATE with the resource as old object too, DELETE with it as
+/// the old object only (`makePolicyContext`) — its kind, resource and namespace derived from
+/// the object and the catalog, by `user` (none: no request information, so user filters are
+/// ignored in `match`). For `kyverno-test.yaml`, the expected `result` of (policy, rule,
+/// resource) is the rule's `result` in `result.policies` (a rule Kyverno reports nothing for —
+/// not matched — is absent). `None` when the request cannot be formed (the diagnostics say why)
+/// or there is no Kyverno policy.
 pub fn evaluate_resource(
     set: &PolicySet,
     resource: &Json,
+    operation: Option<&str>,
     user: Option<crate::admission::request::UserInfo>,
+    cli: &Cli,
 ) -> (Option<Evaluation>, Vec<Diagnostic>) {
+    let operation = operation.unwrap_or("CREATE");
+    let new = (operation != "DELETE").then(|| resource.clone());
+    let old = matches!(operation, "UPDATE" | "DELETE").then(|| resource.clone());
     let input = crate::admission::request::RequestInput {
-        operation: Some("CREATE".into()),
+        operation: Some(operation.into()),
         user_info: user,
-        object: Some(resource.clone()),
+        object: new,
+        old_object: old,
         ..Default::default()
     };
     let (request, diagnostics) = crate::admission::request::derive_request(&input, &set.catalog);
-    (request.and_then(|r| evaluate(set, &r)), diagnostics)
+    let out = request.and_then(|r| {
+        let namespaces = Namespaces::new(set, &r);
+        evaluate_as(set, &r, &namespaces, Some(cli))
+    });
+    (out, diagnostics)
 }
 
 /// Combine the VAP plugin's response with Kyverno's webhooks as the apiserver orders them:

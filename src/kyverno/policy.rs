@@ -32,6 +32,9 @@ pub struct KyvernoPolicy {
     /// Kyverno generated a ValidatingAdmissionPolicy from the policy's CEL rule: its engine
     /// then skips that rule ([`super::vap`]).
     pub vap_generated: bool,
+    /// Kyverno's policy validation rejects the policy (`pkg/validation/policy`): it never
+    /// exists in a cluster, and the CLI skips it. Kyverno's error text.
+    pub rejected: Option<String>,
 }
 
 impl KyvernoPolicy {
@@ -548,6 +551,7 @@ pub fn decode(obj: &Value, source: Source) -> (KyvernoPolicy, Vec<Problem>) {
         },
         source,
         vap_generated: false,
+        rejected: None,
     };
     (p, out)
 }
