@@ -632,6 +632,97 @@ fn a_compiled_set_evaluates_as_a_fresh_evaluation_does() {
     assert_eq!(rule(&last, "no-latest", "autogen-no-latest-tag").0, "pass");
 }
 
+// §2.5 (pkg/engine/utils/exceptions.go `MatchesException`, api/kyverno/v2
+// `Exception.Contains`, handlers/validation/validate_cel.go): the test
+// test/cli/test-exceptions/exceptions-1 with its pattern rule written in CEL — the exception names
+// the rule and its generated rule, and selects Deployments named important-tool* in delta.
+#[test]
+fn policy_exceptions_skip_the_rules_they_name_for_the_resources_they_select() {
+    let policy = r#"
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: disallow-host-namespaces
+spec:
+  background: false
+  rules:
+    - name: host-namespaces
+      match:
+        any:
+        - resources:
+            kinds: [Pod]
+      validate:
+        failureAction: Enforce
+        cel:
+          expressions:
+          - expression: "!(object.spec.?hostIPC.orValue(false) || object.spec.?hostPID.orValue(false) || object.spec.?hostNetwork.orValue(false))"
+            message: Sharing the host namespaces is disallowed.
+---
+apiVersion: kyverno.io/v2
+kind: PolicyException
+metadata:
+  name: delta-exception
+  namespace: delta
+spec:
+  exceptions:
+  - policyName: disallow-host-namespaces
+    ruleNames:
+    - host-namespaces
+    - autogen-host-namespaces
+  match:
+    any:
+    - resources:
+        kinds: [Pod, Deployment]
+        namespaces: [delta]
+        names: ["important-tool*"]
+"#;
+    let deployment = |name: &str, ns: &str, host_ipc: bool| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: {ns}}}\nspec:\n  selector: {{matchLabels: {{app: b}}}}\n  template:\n    metadata: {{labels: {{app: b}}}}\n    spec:\n      hostIPC: {host_ipc}\n      containers: [{{name: b, image: \"busybox:1.35\"}}]\n")
+    };
+    let r = run(policy, &deployment("important-tool", "delta", true), None);
+    assert_eq!(
+        rule(&r, "disallow-host-namespaces", "autogen-host-namespaces"),
+        (
+            "skip".to_string(),
+            "rule is skipped due to policy exceptionsdelta/delta-exception".to_string()
+        )
+    );
+    // A skipped Enforce rule neither denies nor warns.
+    assert_eq!(r["response"]["allowed"], true);
+    assert!(codes(&r).contains(&"kyverno-exceptions-applied".to_string()));
+    let r = run(policy, &deployment("bad-deployment", "delta", true), None);
+    assert_eq!(rule(&r, "disallow-host-namespaces", "autogen-host-namespaces").0, "fail");
+    assert_eq!(r["response"]["allowed"], false);
+    let r = run(policy, &deployment("important-tool", "other", true), None);
+    assert_eq!(rule(&r, "disallow-host-namespaces", "autogen-host-namespaces").0, "fail");
+    let r = run(policy, &deployment("good-deployment", "delta", false), None);
+    assert_eq!(rule(&r, "disallow-host-namespaces", "autogen-host-namespaces").0, "pass");
+    // ruleNames are wildcards (`wildcard.Match`); an exception naming another rule does not apply.
+    let wild = policy
+        .replace("    - host-namespaces\n    - autogen-host-namespaces\n", "    - \"*host-*\"\n");
+    let r = run(&wild, &deployment("important-tool", "delta", true), None);
+    assert_eq!(rule(&r, "disallow-host-namespaces", "autogen-host-namespaces").0, "skip");
+    let other = policy.replace("    - autogen-host-namespaces\n", "");
+    let r = run(&other, &deployment("important-tool", "delta", true), None);
+    assert_eq!(rule(&r, "disallow-host-namespaces", "autogen-host-namespaces").0, "fail");
+    // Exceptions have no operations: `operations` in their match is not checked.
+    let ops = policy.replace(
+        "names: [\"important-tool*\"]",
+        "names: [\"important-tool*\"]\n        operations: [DELETE]",
+    );
+    let r = run(&ops, &deployment("important-tool", "delta", true), None);
+    assert_eq!(rule(&r, "disallow-host-namespaces", "autogen-host-namespaces").0, "skip");
+    // JMESPath conditions are not evaluated: the rule is reported as not supported.
+    let cond = policy.replace("spec:\n  exceptions:", "spec:\n  conditions: {any: [{key: \"{{ request.operation }}\", operator: Equals, value: CREATE}]}\n  exceptions:");
+    let r = run(&cond, &deployment("important-tool", "delta", true), None);
+    let x = &r["kyverno"]["policies"][0]["rules"][0];
+    assert!(x.get("result").is_none(), "{x:#}");
+    assert!(x["unsupported"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("PolicyException delta/delta-exception"));
+}
+
 // §2.1 (engine.go: rules Kyverno evaluates without CEL): reported, never passed or skipped.
 #[test]
 fn non_cel_rules_are_reported_as_not_supported() {
@@ -901,7 +992,14 @@ fn the_fuzz_corpus_policies_evaluate() {
         .as_array()
         .map(|p| p.iter().filter_map(|p| p["name"].as_str()).collect())
         .unwrap_or_default();
-    assert_eq!(names, ["corpus-cluster", "corpus-namespaced", "corpus-generate"]);
+    assert_eq!(
+        names,
+        ["corpus-cluster", "corpus-namespaced", "corpus-generate", "corpus-rejected"]
+    );
+    assert!(r["kyverno"]["policies"][3]["reason"]
+        .as_str()
+        .is_some_and(|why| why.starts_with("Kyverno rejects this policy")));
+    assert!(codes(&r).contains(&"kyverno-exceptions-applied".to_string()));
     assert!(r["kyverno"]["policies"][0]["rules"].as_array().is_some_and(|rules| rules
         .iter()
         .any(|x| x["name"] == "pattern" && x["unsupported"].is_string())));

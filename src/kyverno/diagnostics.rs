@@ -52,3 +52,12 @@ pub fn policy_rejected(object: &str, path: &str, message: &str) -> Diagnostic {
         .with_field(format!("{object}: {path}"))
         .with_help("the policy is not evaluated (Kyverno's admission webhook refuses to create it; its CLI skips it)")
 }
+
+/// PolicyExceptions are supplied: applied as Kyverno applies them when the feature is on.
+pub fn exceptions_applied(count: usize) -> Diagnostic {
+    Diagnostic::new(
+        Severity::Info,
+        "kyverno-exceptions-applied",
+        format!("{count} PolicyException(s) applied as Kyverno applies them with --enablePolicyException and --exceptionNamespace=* (the feature is off in Kyverno's default install: Helm value features.policyExceptions.enabled)"),
+    )
+}

@@ -9,7 +9,7 @@
 //! [`ValidatingAdmissionPolicy`] value built in memory.
 
 use super::autogen::{compute_rules, generate_rule};
-use super::matching::{rule_matches, RequestInfo, Target};
+use super::matching::{exception_matches, rule_matches, RequestInfo, Target};
 use super::policy::{Cel, KyvernoPolicy, Rule};
 use super::KyvernoSet;
 use crate::admission::compile::{CelCompiler, CompiledPolicy};
@@ -236,13 +236,7 @@ pub fn validate_policy(cx: &Context<'_>, index: usize, subset: &[usize]) -> Opti
         let outcome = match memo {
             Some(o) => o,
             None => {
-                let o = match matches(cx, policy, rule) {
-                    Err(why) => Err(why),
-                    // The generated ValidatingAdmissionPolicy replaces the CEL rule: no
-                    // response.
-                    Ok(()) if policy.vap_generated && p.cel.is_some() && !cx.cli => Ok(None),
-                    Ok(()) => Ok(Some(handle(cx, p))),
-                };
+                let o = matches(cx, policy, rule).map(|()| handle(cx, policy, p));
                 cx.memo.borrow_mut().insert(key, o.clone());
                 o
             }
@@ -267,26 +261,34 @@ pub fn validate_policy(cx: &Context<'_>, index: usize, subset: &[usize]) -> Opti
     Some(out)
 }
 
+impl Context<'_> {
+    /// What a rule or exception of `policy` is matched against: the new resource.
+    fn target<'t>(&'t self, policy: &'t KyvernoPolicy) -> Target<'t> {
+        self.target_of(policy, self.request.object.as_ref().unwrap_or(&Json::Null))
+    }
+
+    fn target_of<'t>(&'t self, policy: &'t KyvernoPolicy, resource: &'t Json) -> Target<'t> {
+        let r = self.request;
+        Target {
+            resource,
+            gvk: &r.kind,
+            subresource: &r.sub_resource,
+            operation: r.operation.as_str(),
+            namespace_labels: self.namespace_labels,
+            info: self.info,
+            policy_namespace: &policy.namespace,
+        }
+    }
+}
+
 /// `engine.matches`: the new resource, else (DELETE) the old one.
 fn matches(cx: &Context<'_>, policy: &KyvernoPolicy, rule: &Rule) -> Result<(), String> {
     let r = cx.request;
-    let target = |resource: &Json| -> Result<(), String> {
-        rule_matches(
-            rule,
-            &Target {
-                resource,
-                gvk: &r.kind,
-                subresource: &r.sub_resource,
-                operation: r.operation.as_str(),
-                namespace_labels: cx.namespace_labels,
-                info: cx.info,
-                policy_namespace: &policy.namespace,
-            },
-        )
-    };
-    let first = target(r.object.as_ref().unwrap_or(&Json::Null));
+    let first = rule_matches(rule, &cx.target(policy));
     match (&r.object, &r.old_object) {
-        (None, Some(old)) if first.is_err() => target(old).or(first),
+        (None, Some(old)) if first.is_err() => {
+            rule_matches(rule, &cx.target_of(policy, old)).or(first)
+        }
         _ => first,
     }
 }
@@ -313,39 +315,62 @@ fn response(rule: &Rule, status: RuleStatus, message: String) -> RuleResponse {
     }
 }
 
-/// The handler Kyverno picks for a matched rule; only the CEL one is evaluated here.
-fn handle(cx: &Context<'_>, prepared: &PreparedRule) -> RuleResponse {
+/// The handler Kyverno picks for a matched rule; only the CEL one is evaluated here. `None`:
+/// no response (the generated ValidatingAdmissionPolicy evaluates the rule).
+fn handle(
+    cx: &Context<'_>,
+    policy: &KyvernoPolicy,
+    prepared: &PreparedRule,
+) -> Option<RuleResponse> {
     let rule = &prepared.rule;
     let Some(v) = &rule.validate else {
-        return unsupported(
-            rule,
-            "verifyImages (image verification) is not evaluated by vap-eval".into(),
-        );
+        let why = "verifyImages (image verification) is not evaluated by vap-eval";
+        return Some(unsupported(rule, why.into()));
     };
-    if !v.other.is_empty() {
-        return unsupported(
-            rule,
-            format!(
-                "validate.{} is evaluated by Kyverno without CEL; vap-eval does not evaluate it",
-                v.other[0]
-            ),
+    if let Some(other) = v.other.first() {
+        let why = format!(
+            "validate.{other} is evaluated by Kyverno without CEL; vap-eval does not evaluate it"
         );
+        return Some(unsupported(rule, why));
     }
     let (Some(cel), Some((vap, compiled))) = (&v.cel, &prepared.cel) else {
-        return unsupported(
-            rule,
-            "the validate rule has no cel block; vap-eval evaluates only validate.cel".into(),
-        );
+        let why = "the validate rule has no cel block; vap-eval evaluates only validate.cel";
+        return Some(unsupported(rule, why.into()));
     };
     // A CEL rule with `context` never gets here: Kyverno rejects the policy (mod.rs).
     if rule.has_preconditions {
-        return unsupported(
-            rule,
-            "preconditions are JMESPath conditions; vap-eval evaluates only celPreconditions"
-                .into(),
-        );
+        let why = "preconditions are JMESPath conditions; vap-eval evaluates only celPreconditions";
+        return Some(unsupported(rule, why.into()));
     }
-    validate_cel(cx, rule, cel, vap, compiled)
+    // The CEL handler's first step: the PolicyExceptions naming this policy and rule that
+    // select the resource (`engineutils.MatchesException`) skip the rule.
+    let mut keys = Vec::new();
+    for e in &cx.kyverno.loaded.exceptions {
+        let target = cx.target_of(policy, cx.resource());
+        if !e.contains(&policy.key(), &rule.name) || !exception_matches(&e.match_resources, &target)
+        {
+            continue;
+        }
+        if e.has_conditions {
+            let why = format!(
+                "PolicyException {} selects the resource but has conditions (JMESPath), which vap-eval does not evaluate",
+                e.key()
+            );
+            return Some(unsupported(rule, why));
+        }
+        keys.push(e.key());
+    }
+    if !keys.is_empty() {
+        // Kyverno's message, without a separator before the keys [quirk].
+        let message = format!("rule is skipped due to policy exceptions{}", keys.join(", "));
+        return Some(response(rule, RuleStatus::Skip, message));
+    }
+    // The generated ValidatingAdmissionPolicy replaces the CEL rule: no response (a policy
+    // read by the CLI has no status saying so).
+    if policy.vap_generated && !cx.cli {
+        return None;
+    }
+    Some(validate_cel(cx, rule, cel, vap, compiled))
 }
 
 /// The in-memory ValidatingAdmissionPolicy Kyverno's CEL handler evaluates for `rule`: a

@@ -193,6 +193,8 @@ pub struct Loaded {
     pub policies: Vec<KyvernoPolicy>,
     /// `vaps[i]`: what VAP generation gave for `policies[i]`.
     pub vaps: Vec<Result<vap::Generated, String>>,
+    /// The PolicyExceptions of the manifests, in input order.
+    pub exceptions: Vec<policy::PolicyException>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -228,7 +230,12 @@ pub fn load(set: &PolicySet) -> Loaded {
 /// [`load`], with the CEL compile diagnostics (`compile`) or without (evaluation, which
 /// compiles each rule as Kyverno does).
 pub fn load_with(set: &PolicySet, compile: bool) -> Loaded {
-    let mut out = Loaded { policies: Vec::new(), vaps: Vec::new(), diagnostics: Vec::new() };
+    let mut out = Loaded {
+        policies: Vec::new(),
+        vaps: Vec::new(),
+        exceptions: Vec::new(),
+        diagnostics: Vec::new(),
+    };
     let catalog = &set.catalog;
     for doc in &set.manifests.documents {
         let kind = doc.value.get("kind").and_then(Json::as_str).unwrap_or_default();
@@ -242,6 +249,22 @@ pub fn load_with(set: &PolicySet, compile: bool) -> Loaded {
             let api_version = obj.get("apiVersion").and_then(Json::as_str).unwrap_or_default();
             let kind = obj.get("kind").and_then(Json::as_str).unwrap_or_default();
             let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+            if group == policy::GROUP && kind == "PolicyException" {
+                let source = Source { document: doc.index, path };
+                if !matches!(version, "v2" | "v2beta1") {
+                    let d = diagnostics::unsupported_api_version(api_version, kind);
+                    out.diagnostics.push(located(set, d, &source, ""));
+                    continue;
+                }
+                let (e, problems) = policy::decode_exception(obj, source.clone());
+                let object = format!("PolicyException/{}", e.key());
+                for (path, message) in problems {
+                    let d = diagnostics::invalid_field(&object, &path, &message);
+                    out.diagnostics.push(located(set, d, &source, &path));
+                }
+                out.exceptions.push(e);
+                continue;
+            }
             if group != policy::GROUP || !matches!(kind, "ClusterPolicy" | "Policy") {
                 continue;
             }
@@ -286,10 +309,23 @@ pub fn load_with(set: &PolicySet, compile: bool) -> Loaded {
                 Some(_) => Err("the policy is rejected by Kyverno".to_string()),
                 None => vap::generate(&p, catalog),
             };
-            p.vap_generated = generated.is_ok();
             out.vaps.push(generated);
             out.policies.push(p);
         }
+    }
+    // Kyverno folds the exceptions of a policy into the policy it generates
+    // (`CanGenerateVAP`'s exception checks, the builder's excludeResourceRules): not modelled,
+    // so such a policy is evaluated by the engine, exceptions included.
+    for (p, generated) in out.policies.iter_mut().zip(out.vaps.iter_mut()) {
+        let key = p.key();
+        let excepted = out.exceptions.iter().any(|e| e.exceptions.iter().any(|(n, _)| *n == key));
+        if excepted && generated.is_ok() {
+            *generated = Err("vap-eval does not model the ValidatingAdmissionPolicy Kyverno generates for a policy with PolicyExceptions: the rule is evaluated by Kyverno's engine".into());
+        }
+        p.vap_generated = generated.is_ok();
+    }
+    if !out.exceptions.is_empty() && compile {
+        out.diagnostics.push(diagnostics::exceptions_applied(out.exceptions.len()));
     }
     out
 }

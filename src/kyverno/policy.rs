@@ -38,6 +38,16 @@ pub struct KyvernoPolicy {
 }
 
 impl KyvernoPolicy {
+    /// `cache.MetaObjectToName`: `namespace/name` for a Policy, `name` for a ClusterPolicy
+    /// (what PolicyExceptions' `policyName` names).
+    pub fn key(&self) -> String {
+        if self.namespace.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}/{}", self.namespace, self.name)
+        }
+    }
+
     /// `ClusterPolicy/name` or `Policy/namespace/name`, for diagnostics.
     pub fn display(&self) -> String {
         if self.namespace.is_empty() {
@@ -554,4 +564,60 @@ pub fn decode(obj: &Value, source: Source) -> (KyvernoPolicy, Vec<Problem>) {
         rejected: None,
     };
     (p, out)
+}
+
+/// A `PolicyException` (kyverno.io/v2, v2beta1; `api/kyverno/v2/policy_exception_types.go`).
+#[derive(Clone, Debug)]
+pub struct PolicyException {
+    pub name: String,
+    pub namespace: String,
+    /// `spec.match` (`any`/`all` only: the deprecated top-level description is not read).
+    pub match_resources: MatchResources,
+    /// `spec.conditions` is set (JMESPath conditions, which vap-eval does not evaluate).
+    pub has_conditions: bool,
+    /// `spec.exceptions`: `(policyName, ruleNames)`.
+    pub exceptions: Vec<(String, Vec<String>)>,
+    pub source: Source,
+}
+
+impl PolicyException {
+    /// `cache.MetaNamespaceKeyFunc`: `namespace/name`, or `name`.
+    pub fn key(&self) -> String {
+        if self.namespace.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}/{}", self.namespace, self.name)
+        }
+    }
+
+    /// `Contains(policy, rule)`: an entry names the policy (`namespace/name` for a Policy) and
+    /// one of its rule names wildcard-matches the rule.
+    pub fn contains(&self, policy: &str, rule: &str) -> bool {
+        self.exceptions.iter().any(|(p, rules)| {
+            p == policy && rules.iter().any(|r| super::wildcard::matches(r, rule))
+        })
+    }
+}
+
+/// Read a `PolicyException`. Problems are returned with their field paths.
+pub fn decode_exception(obj: &Value, source: Source) -> (PolicyException, Vec<Problem>) {
+    let mut out = Vec::new();
+    let meta = obj.get("metadata");
+    let spec = obj.get("spec").cloned().unwrap_or(Value::Null);
+    let mut m =
+        spec.get("match").map(|m| match_resources(m, "spec.match", &mut out)).unwrap_or_default();
+    m.top = ResourceFilter::default();
+    let exceptions = object_list(spec.get("exceptions"), "spec.exceptions", &mut out)
+        .iter()
+        .map(|e| (text(e.get("policyName")), strings(e.get("ruleNames"))))
+        .collect();
+    let e = PolicyException {
+        name: text(meta.and_then(|m| m.get("name"))),
+        namespace: text(meta.and_then(|m| m.get("namespace"))),
+        match_resources: m,
+        has_conditions: spec.get("conditions").is_some_and(|c| !c.is_null()),
+        exceptions,
+        source,
+    };
+    (e, out)
 }

@@ -62,7 +62,14 @@ pub(crate) fn run(
     let user = user_file.as_ref().and_then(|d| d.get("userInfo")).cloned();
     let request = user.clone().map(|u| json!({"userInfo": u}));
     #[cfg(feature = "kyverno")]
-    let mut kyverno = KyvernoRun::new(&policies, &params, &namespaces, user_file.as_ref(), version);
+    let mut kyverno = {
+        // PolicyExceptions (`exceptions:` files) join the Kyverno policies.
+        let mut with_exceptions = policies.clone();
+        for f in strings(root.get("exceptions")) {
+            with_exceptions.extend(files.objects(&f)?);
+        }
+        KyvernoRun::new(&with_exceptions, &params, &namespaces, user_file.as_ref(), version)
+    };
 
     let mut out = Vec::new();
     for (i, r) in root.get("results").and_then(Json::as_array).into_iter().flatten().enumerate() {
@@ -263,7 +270,7 @@ impl KyvernoRun {
     ) -> Self {
         let is_kyverno = |p: &&Json| {
             str_of(p, &["apiVersion"]).starts_with("kyverno.io/")
-                && matches!(str_of(p, &["kind"]), "ClusterPolicy" | "Policy")
+                && matches!(str_of(p, &["kind"]), "ClusterPolicy" | "Policy" | "PolicyException")
         };
         let mut objects: Vec<Json> = policies.iter().filter(is_kyverno).cloned().collect();
         objects.extend(params.iter().cloned());
