@@ -330,8 +330,7 @@ impl KyvernoRun {
         if every {
             selected = (0..resources.len()).collect();
         }
-        for k in selected {
-            let object = &resources[k];
+        for (k, object) in resources.iter().enumerate().filter(|(k, _)| selected.contains(k)) {
             let shown = format!(
                 "{}/{}/{}",
                 str_of(object, &["kind"]),
@@ -339,23 +338,21 @@ impl KyvernoRun {
                 name_of(object)
             );
             let label = |rule: &str| format!("results[{i}] {policy}/{rule} {shown}");
-            let key = (k, operation.to_string());
-            if !self.done.contains_key(&key) {
-                let cli = &self.cli;
+            let (set, user, cli) = (&self.set, &self.user, &self.cli);
+            let ev = self.done.entry((k, operation.to_string())).or_insert_with(|| {
                 let (ev, diags) = crate::kyverno::evaluate_resource(
-                    &self.set,
+                    set,
                     object,
                     Some(operation),
-                    self.user.clone(),
+                    user.clone(),
                     cli,
                 );
-                let ev = ev.ok_or_else(|| {
+                ev.ok_or_else(|| {
                     let why: Vec<String> = diags.iter().map(|d| d.message.clone()).collect();
                     format!("the request for {shown} could not be formed: {}", why.join("; "))
-                });
-                self.done.insert(key.clone(), ev);
-            }
-            let ev = match &self.done[&key] {
+                })
+            });
+            let ev = match ev {
                 Ok(ev) => ev,
                 Err(e) => {
                     out.push(CaseResult::setup_error(label(rule), expected.into(), e.clone()));
