@@ -621,3 +621,35 @@ pub fn decode_exception(obj: &Value, source: Source) -> (PolicyException, Vec<Pr
     };
     (e, out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // docs/kyverno-semantics.md §2.5 (api/kyverno/v2 `Exception.Contains`: the policy's
+    // `cache.MetaObjectToName` key, ruleNames as wildcards).
+    #[test]
+    fn an_exception_names_the_policy_by_key_and_rules_by_wildcard() {
+        let e = PolicyException {
+            name: "e".into(),
+            namespace: "team".into(),
+            match_resources: MatchResources::default(),
+            has_conditions: false,
+            exceptions: vec![
+                ("team/local".into(), vec!["check-*".into()]),
+                ("cluster".into(), vec!["exact".into()]),
+            ],
+            source: Source { document: 0, path: String::new() },
+        };
+        assert_eq!(e.key(), "team/e");
+        for (policy, rule, want) in [
+            ("team/local", "check-image", true),
+            ("team/local", "autogen-check-image", false),
+            ("local", "check-image", false),
+            ("cluster", "exact", true),
+            ("cluster", "exact-not", false),
+        ] {
+            assert_eq!(e.contains(policy, rule), want, "{policy} {rule}");
+        }
+    }
+}
