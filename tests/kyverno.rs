@@ -723,6 +723,58 @@ spec:
         .contains("PolicyException delta/delta-exception"));
 }
 
+// §2.5, §7 (pkg/admissionpolicy/kyvernopolicy_checker.go `checkExceptions`, builder.go: the
+// exceptions' match filters become exclude rules): a PolicyException naming a generated
+// policy's rule is folded into the generated ValidatingAdmissionPolicy, or prevents generation.
+#[test]
+fn policy_exceptions_join_the_generated_validating_admission_policy() {
+    let policy = r#"
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: check-replicas}
+spec:
+  validationFailureAction: Enforce
+  rules:
+  - name: max
+    match:
+      any:
+      - resources: {kinds: [Deployment], operations: [CREATE]}
+    validate:
+      cel:
+        generate: true
+        expressions:
+        - expression: "object.spec.replicas <= 3"
+          message: "at most 3 replicas"
+---
+apiVersion: kyverno.io/v2
+kind: PolicyException
+metadata: {name: big-ok, namespace: kyverno}
+spec:
+  exceptions:
+  - policyName: check-replicas
+    ruleNames: [RULES]
+  match:
+    any:
+    - resources: {kinds: [Deployment], names: [big]}
+"#;
+    let big = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big, namespace: prod}\nspec: {replicas: 5}\n";
+    let r = run(&policy.replace("RULES", "max"), big, None);
+    let vap = &r["kyverno"]["policies"][0]["validatingAdmissionPolicy"];
+    assert_eq!(vap["generated"], true, "{vap:#}");
+    assert_eq!(
+        vap["policy"]["spec"]["matchConstraints"]["excludeResourceRules"],
+        json!([{"resourceNames": ["big"], "operations": ["CREATE", "UPDATE", "CONNECT", "DELETE"], "apiGroups": ["apps"], "apiVersions": ["v1"], "resources": ["deployments"]}])
+    );
+    // The generated policy excludes the object, and Kyverno's engine skips the rule.
+    assert_eq!(r["response"]["allowed"], true, "{:#}", r["response"]);
+    assert_eq!(rule(&r, "check-replicas", "max").0, "skip");
+    let r = run(&policy.replace("RULES", "max, other"), big, None);
+    assert_eq!(
+        r["kyverno"]["policies"][0]["validatingAdmissionPolicy"]["message"],
+        "skip generating ValidatingAdmissionPolicy: multiple ruleNames in PolicyException is not applicable."
+    );
+}
+
 // §2.1 (engine.go: rules Kyverno evaluates without CEL): reported, never passed or skipped.
 #[test]
 fn non_cel_rules_are_reported_as_not_supported() {

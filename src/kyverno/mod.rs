@@ -305,24 +305,23 @@ pub fn load_with(set: &PolicySet, compile: bool) -> Loaded {
             if compile {
                 out.diagnostics.extend(compile_diagnostics(set, &p));
             }
-            let generated = match &p.rejected {
-                Some(_) => Err("the policy is rejected by Kyverno".to_string()),
-                None => vap::generate(&p, catalog),
-            };
-            out.vaps.push(generated);
             out.policies.push(p);
         }
     }
-    // Kyverno folds the exceptions of a policy into the policy it generates
-    // (`CanGenerateVAP`'s exception checks, the builder's excludeResourceRules): not modelled,
-    // so such a policy is evaluated by the engine, exceptions included.
-    for (p, generated) in out.policies.iter_mut().zip(out.vaps.iter_mut()) {
-        let key = p.key();
-        let excepted = out.exceptions.iter().any(|e| e.exceptions.iter().any(|(n, _)| *n == key));
-        if excepted && generated.is_ok() {
-            *generated = Err("vap-eval does not model the ValidatingAdmissionPolicy Kyverno generates for a policy with PolicyExceptions: the rule is evaluated by Kyverno's engine".into());
-        }
+    // VAP generation, once every PolicyException is read: those naming the policy and its
+    // (only) rule are checked and folded into the generated policy's exclude rules.
+    for p in &mut out.policies {
+        let generated = match (&p.rejected, p.spec.rules.first()) {
+            (Some(_), _) => Err("the policy is rejected by Kyverno".to_string()),
+            (None, rule) => {
+                let rule = rule.map(|r| r.name.as_str()).unwrap_or_default();
+                let exceptions: Vec<&policy::PolicyException> =
+                    out.exceptions.iter().filter(|e| e.contains(&p.name, rule)).collect();
+                vap::generate(p, catalog, &exceptions)
+            }
+        };
         p.vap_generated = generated.is_ok();
+        out.vaps.push(generated);
     }
     if !out.exceptions.is_empty() && compile {
         out.diagnostics.push(diagnostics::exceptions_applied(out.exceptions.len()));
