@@ -3,14 +3,17 @@
 //! the VAP pipeline over the same manifests, request, selectors, params and CEL compilation.
 //! The contract is `docs/kyverno-semantics.md` (§ numbers below refer to it).
 //!
-//! 1. [`policy`] — read the policies from the manifests (§1).
+//! 1. [`policy`] — read the policies and PolicyExceptions from the manifests (§1, §2.5).
 //! 2. [`autogen`] — the rules Kyverno generates for Pod controllers (§4).
-//! 3. [`matching`] — `match`/`exclude`, with [`wildcard`]s and the user's roles (§3).
-//! 4. [`engine`] — per policy: rules in order, `applyRules`, the CEL handler (§2, §5).
+//! 3. [`matching`] — `match`/`exclude` and exceptions' `match`, with [`wildcard`]s and the
+//!    user's roles (§3).
+//! 4. [`engine`] — per policy: rules in order (prepared once per policy set), `applyRules`,
+//!    exceptions, the CEL handler (§2, §5).
 //! 5. [`webhook`] — which policies and rules each of Kyverno's webhooks evaluates, whether it
 //!    blocks, its message ([`yaml_go`]) and warnings (§5, §6).
 //!
-//! [`evaluate`] is the entry point (also for the CLI's `kyverno-test.yaml` support).
+//! [`evaluate`] is the entry point; [`evaluate_resource`] is the Kyverno CLI's view of one
+//! resource (the `kyverno-test.yaml` support, §9).
 
 pub mod autogen;
 pub mod diagnostics;
@@ -406,11 +409,8 @@ pub struct Evaluation {
 /// Evaluate `request` against the Kyverno policies of `set` as Kyverno's admission controller
 /// does: each policy with all its rules (`result.policies`), and each webhook with the
 /// policies and rules it evaluates (`result.webhooks`, `result.response`). `None` when the
-/// manifests hold no Kyverno policy.
-///
-/// This is also the library function for Kyverno CLI tests (`kyverno-test.yaml`): a test's
-/// expected `result` for (policy, rule, resource) is the rule's `result` in
-/// `result.policies` for a CREATE of that resource.
+/// manifests hold no Kyverno policy. (Kyverno's CLI view of one resource, for
+/// `kyverno-test.yaml`, is [`evaluate_resource`].)
 ///
 /// `namespaces` is the request's view of the Namespace objects shared with the other plugins
 /// (`missingNamespaces`: an assumed namespace is the one the VAPs and webhooks see, and the
