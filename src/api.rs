@@ -552,13 +552,13 @@ fn admit(
     let vap_set = set;
     let (mut response, policies, webhooks, reached) =
         admission_chain(set, vap_set, request, validated, catalog, &namespaces, diagnostics);
-    diagnostics.extend(namespaces.assumed_diagnostic());
     #[cfg(feature = "kyverno")]
-    let kyverno = crate::kyverno::evaluate_loaded(set, &kyverno.loaded, validated).map(|k| {
+    let kyverno = crate::kyverno::evaluate(set, validated, &namespaces).map(|k| {
         diagnostics.extend(k.diagnostics);
         crate::kyverno::combine(&mut response, &k.result.response);
         k.result
     });
+    diagnostics.extend(namespaces.assumed_diagnostic());
     #[cfg(not(feature = "kyverno"))]
     let kyverno = ();
     let changes = match registered {

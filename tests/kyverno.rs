@@ -180,13 +180,39 @@ spec:
     };
     let bad = run(policy, &deployment("default"), None);
     assert_eq!(rule(&bad, "disallow-default-namespace", "validate-deployment-namespace").0, "fail");
-    // Not supplied: a Namespace with only its name, and an info diagnostic.
-    assert!(codes(&bad).contains(&"kyverno-namespace-assumed".to_string()));
+    // Not supplied: assumed to exist (`missingNamespaces: assume`), as for the VAPs and the
+    // webhooks of the same request, with the pipeline's one `namespace-assumed` diagnostic.
+    let assumed = codes(&bad).iter().filter(|c| c.contains("namespace-assumed")).count();
+    assert_eq!(assumed, 1, "{:#}", bad["diagnostics"]);
     let good = run(policy, &deployment("team-a"), None);
     assert_eq!(
         rule(&good, "disallow-default-namespace", "validate-deployment-namespace").0,
         "pass"
     );
+    // The assumed namespace is the one a cluster has: with its kubernetes.io/metadata.name label.
+    let labelled = policy.replace(
+        "namespaceObject.metadata.name != 'default'",
+        "namespaceObject.metadata.labels['kubernetes.io/metadata.name'] == 'team-a'",
+    );
+    let r = run(&labelled, &deployment("team-a"), None);
+    assert_eq!(rule(&r, "disallow-default-namespace", "validate-deployment-namespace").0, "pass");
+    // `missingNamespaces: strict`: the namespace does not exist; Kyverno's CEL handler fails to
+    // get it (pkg/engine/handlers/validation/validate_cel.go, `GetNamespace`): a rule error.
+    let input = EvaluateInput {
+        manifests: Manifests::Text(policy.to_string()),
+        object: Some(Document::Text(deployment("team-a"))),
+        missing_namespaces: Some(vap_eval::api::MissingNamespaces::Strict),
+        ..Default::default()
+    };
+    let strict = serde_json::to_value(evaluate(&input)).expect("serialise");
+    assert_eq!(
+        rule(&strict, "disallow-default-namespace", "validate-deployment-namespace"),
+        (
+            "error".to_string(),
+            "Error getting the resource's namespace: namespaces \"team-a\" not found".to_string()
+        )
+    );
+    assert!(!codes(&strict).iter().any(|c| c.contains("namespace-assumed")));
 }
 
 const REPLICAS: &str = r#"
@@ -570,6 +596,185 @@ fn pod_rules_apply_to_controllers_through_generated_rules() {
     assert!(rule_names(&run(&named, d, None), "no-latest").is_empty());
 }
 
+// §2, §4: a compiled set prepares each rule once and the rules generated for each controller
+// kind on first use; a request evaluated through the set gets what a fresh evaluation gets, in
+// any order of kinds (Pod, Deployment, CronJob, then a Deployment again) and for an Enforce
+// policy evaluated both by the policies' own evaluation and by the webhooks.
+#[test]
+fn a_compiled_set_evaluates_as_a_fresh_evaluation_does() {
+    use vap_eval::api::{compile, evaluate_with, PolicySetOptions, RequestDocuments};
+    let policy = PODS_ONLY.replace("ANNOTATIONS", "annotations: {}");
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: dev}\nspec:\n  containers: [{name: c, image: \"nginx:latest\"}]\n";
+    let deploy = |image: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: dev}}\nspec:\n  template:\n    spec:\n      containers: [{{name: c, image: \"{image}\"}}]\n")
+    };
+    let cj = "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: job, namespace: dev}\nspec:\n  schedule: '* * * * *'\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          containers: [{name: c, image: \"nginx:latest\"}]\n";
+    let set = compile(&Manifests::Text(policy.clone()), &PolicySetOptions::default());
+    let objects = [
+        pod.to_string(),
+        deploy("nginx:latest"),
+        cj.to_string(),
+        deploy("nginx:1.27"),
+        pod.to_string(),
+    ];
+    for object in &objects {
+        let docs = RequestDocuments {
+            object: Some(Document::Text(object.clone())),
+            old_object: None,
+            request: None,
+        };
+        let cached = serde_json::to_value(evaluate_with(&set, &docs)).expect("serialise");
+        let fresh = run(&policy, object, None);
+        assert_eq!(cached["kyverno"], fresh["kyverno"], "{object}");
+        assert_eq!(cached["response"], fresh["response"], "{object}");
+    }
+    let last = run(&policy, &deploy("nginx:1.27"), None);
+    assert_eq!(rule(&last, "no-latest", "autogen-no-latest-tag").0, "pass");
+}
+
+// §2.5 (pkg/engine/utils/exceptions.go `MatchesException`, api/kyverno/v2
+// `Exception.Contains`, handlers/validation/validate_cel.go): the test
+// test/cli/test-exceptions/exceptions-1 with its pattern rule written in CEL — the exception names
+// the rule and its generated rule, and selects Deployments named important-tool* in delta.
+#[test]
+fn policy_exceptions_skip_the_rules_they_name_for_the_resources_they_select() {
+    let policy = r#"
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: disallow-host-namespaces
+spec:
+  background: false
+  rules:
+    - name: host-namespaces
+      match:
+        any:
+        - resources:
+            kinds: [Pod]
+      validate:
+        failureAction: Enforce
+        cel:
+          expressions:
+          - expression: "!(object.spec.?hostIPC.orValue(false) || object.spec.?hostPID.orValue(false) || object.spec.?hostNetwork.orValue(false))"
+            message: Sharing the host namespaces is disallowed.
+---
+apiVersion: kyverno.io/v2
+kind: PolicyException
+metadata:
+  name: delta-exception
+  namespace: delta
+spec:
+  exceptions:
+  - policyName: disallow-host-namespaces
+    ruleNames:
+    - host-namespaces
+    - autogen-host-namespaces
+  match:
+    any:
+    - resources:
+        kinds: [Pod, Deployment]
+        namespaces: [delta]
+        names: ["important-tool*"]
+"#;
+    let deployment = |name: &str, ns: &str, host_ipc: bool| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: {ns}}}\nspec:\n  selector: {{matchLabels: {{app: b}}}}\n  template:\n    metadata: {{labels: {{app: b}}}}\n    spec:\n      hostIPC: {host_ipc}\n      containers: [{{name: b, image: \"busybox:1.35\"}}]\n")
+    };
+    let r = run(policy, &deployment("important-tool", "delta", true), None);
+    assert_eq!(
+        rule(&r, "disallow-host-namespaces", "autogen-host-namespaces"),
+        (
+            "skip".to_string(),
+            "rule is skipped due to policy exceptionsdelta/delta-exception".to_string()
+        )
+    );
+    // A skipped Enforce rule neither denies nor warns.
+    assert_eq!(r["response"]["allowed"], true);
+    assert!(codes(&r).contains(&"kyverno-exceptions-applied".to_string()));
+    let r = run(policy, &deployment("bad-deployment", "delta", true), None);
+    assert_eq!(rule(&r, "disallow-host-namespaces", "autogen-host-namespaces").0, "fail");
+    assert_eq!(r["response"]["allowed"], false);
+    let r = run(policy, &deployment("important-tool", "other", true), None);
+    assert_eq!(rule(&r, "disallow-host-namespaces", "autogen-host-namespaces").0, "fail");
+    let r = run(policy, &deployment("good-deployment", "delta", false), None);
+    assert_eq!(rule(&r, "disallow-host-namespaces", "autogen-host-namespaces").0, "pass");
+    // ruleNames are wildcards (`wildcard.Match`); an exception naming another rule does not apply.
+    let wild = policy
+        .replace("    - host-namespaces\n    - autogen-host-namespaces\n", "    - \"*host-*\"\n");
+    let r = run(&wild, &deployment("important-tool", "delta", true), None);
+    assert_eq!(rule(&r, "disallow-host-namespaces", "autogen-host-namespaces").0, "skip");
+    let other = policy.replace("    - autogen-host-namespaces\n", "");
+    let r = run(&other, &deployment("important-tool", "delta", true), None);
+    assert_eq!(rule(&r, "disallow-host-namespaces", "autogen-host-namespaces").0, "fail");
+    // Exceptions have no operations: `operations` in their match is not checked.
+    let ops = policy.replace(
+        "names: [\"important-tool*\"]",
+        "names: [\"important-tool*\"]\n        operations: [DELETE]",
+    );
+    let r = run(&ops, &deployment("important-tool", "delta", true), None);
+    assert_eq!(rule(&r, "disallow-host-namespaces", "autogen-host-namespaces").0, "skip");
+    // JMESPath conditions are not evaluated: the rule is reported as not supported.
+    let cond = policy.replace("spec:\n  exceptions:", "spec:\n  conditions: {any: [{key: \"{{ request.operation }}\", operator: Equals, value: CREATE}]}\n  exceptions:");
+    let r = run(&cond, &deployment("important-tool", "delta", true), None);
+    let x = &r["kyverno"]["policies"][0]["rules"][0];
+    assert!(x.get("result").is_none(), "{x:#}");
+    assert!(x["unsupported"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("PolicyException delta/delta-exception"));
+}
+
+// §2.5, §7 (pkg/admissionpolicy/kyvernopolicy_checker.go `checkExceptions`, builder.go: the
+// exceptions' match filters become exclude rules): a PolicyException naming a generated
+// policy's rule is folded into the generated ValidatingAdmissionPolicy, or prevents generation.
+#[test]
+fn policy_exceptions_join_the_generated_validating_admission_policy() {
+    let policy = r#"
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: check-replicas}
+spec:
+  validationFailureAction: Enforce
+  rules:
+  - name: max
+    match:
+      any:
+      - resources: {kinds: [Deployment], operations: [CREATE]}
+    validate:
+      cel:
+        generate: true
+        expressions:
+        - expression: "object.spec.replicas <= 3"
+          message: "at most 3 replicas"
+---
+apiVersion: kyverno.io/v2
+kind: PolicyException
+metadata: {name: big-ok, namespace: kyverno}
+spec:
+  exceptions:
+  - policyName: check-replicas
+    ruleNames: [RULES]
+  match:
+    any:
+    - resources: {kinds: [Deployment], names: [big]}
+"#;
+    let big = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big, namespace: prod}\nspec: {replicas: 5}\n";
+    let r = run(&policy.replace("RULES", "max"), big, None);
+    let vap = &r["kyverno"]["policies"][0]["validatingAdmissionPolicy"];
+    assert_eq!(vap["generated"], true, "{vap:#}");
+    assert_eq!(
+        vap["policy"]["spec"]["matchConstraints"]["excludeResourceRules"],
+        json!([{"resourceNames": ["big"], "operations": ["CREATE", "UPDATE", "CONNECT", "DELETE"], "apiGroups": ["apps"], "apiVersions": ["v1"], "resources": ["deployments"]}])
+    );
+    // The generated policy excludes the object, and Kyverno's engine skips the rule.
+    assert_eq!(r["response"]["allowed"], true, "{:#}", r["response"]);
+    assert_eq!(rule(&r, "check-replicas", "max").0, "skip");
+    let r = run(&policy.replace("RULES", "max, other"), big, None);
+    assert_eq!(
+        r["kyverno"]["policies"][0]["validatingAdmissionPolicy"]["message"],
+        "skip generating ValidatingAdmissionPolicy: multiple ruleNames in PolicyException is not applicable."
+    );
+}
+
 // §2.1 (engine.go: rules Kyverno evaluates without CEL): reported, never passed or skipped.
 #[test]
 fn non_cel_rules_are_reported_as_not_supported() {
@@ -584,9 +789,9 @@ spec:
     match: {any: [{resources: {kinds: [Pod]}}]}
     validate:
       pattern: {metadata: {labels: {app: "?*"}}}
-  - name: with-context
+  - name: with-preconditions
     match: {any: [{resources: {kinds: [Pod]}}]}
-    context: [{name: cm, configMap: {name: c, namespace: default}}]
+    preconditions: {all: [{key: "{{ request.operation }}", operator: Equals, value: CREATE}]}
     validate:
       cel: {expressions: [{expression: "true"}]}
 "#;
@@ -595,11 +800,48 @@ spec:
     assert_eq!(rules[0]["name"], "pattern-rule");
     assert!(rules[0].get("result").is_none());
     assert!(rules[0]["unsupported"].as_str().unwrap_or_default().starts_with("validate.pattern "));
-    assert!(rules[1]["unsupported"].as_str().unwrap_or_default().starts_with("context "));
+    assert!(rules[1]["unsupported"].as_str().unwrap_or_default().starts_with("preconditions "));
     let c = codes(&r);
     assert_eq!(c.iter().filter(|c| *c == "kyverno-unsupported-rule").count(), 2);
     assert!(c.contains(&"kyverno-response-incomplete".to_string()));
     assert_eq!(r["response"]["allowed"], true);
+}
+
+// §1 (pkg/validation/policy/validate.go `validateRuleContext`): a validate.cel rule with
+// `context` entries is rejected — the CEL expressions have no access to Kyverno's JSON context —
+// so the policy never exists in a cluster and is not evaluated.
+#[test]
+fn a_cel_rule_with_context_is_rejected_as_kyverno_rejects_the_policy() {
+    let policy = r#"
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: p}
+spec:
+  validationFailureAction: Enforce
+  rules:
+  - name: plain
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    validate:
+      cel: {expressions: [{expression: "false"}]}
+  - name: with-context
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    context: [{name: cm, configMap: {name: c, namespace: default}}]
+    validate:
+      cel: {expressions: [{expression: "true"}]}
+"#;
+    let r = run(policy, &labelled_pod("web-1", "dev"), None);
+    let p = &r["kyverno"]["policies"][0];
+    assert_eq!(p["rules"], json!([]));
+    let why = "path: spec.rules[1]: context variables are not supported for CEL expressions in validate rules";
+    assert_eq!(p["reason"], format!("Kyverno rejects this policy ({why}): it is not evaluated"));
+    // Not evaluated by the webhooks either: the failing `plain` rule does not deny.
+    assert_eq!(r["response"]["allowed"], true);
+    let d = r["diagnostics"]
+        .as_array()
+        .and_then(|d| d.iter().find(|d| d["code"] == "kyverno-policy-rejected"))
+        .unwrap_or_else(|| panic!("{:#}", r["diagnostics"]));
+    assert_eq!(d["message"], format!("Kyverno rejects this policy: {why}"));
+    assert!(d["field"].as_str().unwrap_or_default().ends_with("spec.rules[1].context"));
 }
 
 // §2.1 (validation.go: applyRules One stops after the first rule that passed or failed).
@@ -802,7 +1044,14 @@ fn the_fuzz_corpus_policies_evaluate() {
         .as_array()
         .map(|p| p.iter().filter_map(|p| p["name"].as_str()).collect())
         .unwrap_or_default();
-    assert_eq!(names, ["corpus-cluster", "corpus-namespaced", "corpus-generate"]);
+    assert_eq!(
+        names,
+        ["corpus-cluster", "corpus-namespaced", "corpus-generate", "corpus-rejected"]
+    );
+    assert!(r["kyverno"]["policies"][3]["reason"]
+        .as_str()
+        .is_some_and(|why| why.starts_with("Kyverno rejects this policy")));
+    assert!(codes(&r).contains(&"kyverno-exceptions-applied".to_string()));
     assert!(r["kyverno"]["policies"][0]["rules"].as_array().is_some_and(|rules| rules
         .iter()
         .any(|x| x["name"] == "pattern" && x["unsupported"].is_string())));
@@ -827,7 +1076,9 @@ fn evaluate_resource_gives_the_cli_tests_results() {
     ] {
         let text = pod(name, color, host_path);
         let (docs, _) = vap_eval::admission::yaml::parse_stream(&text);
-        let (out, diags) = vap_eval::kyverno::evaluate_resource(&set, &docs[0].value, None);
+        let cli = vap_eval::kyverno::Cli::default();
+        let (out, diags) =
+            vap_eval::kyverno::evaluate_resource(&set, &docs[0].value, None, None, &cli);
         let out = out.unwrap_or_else(|| panic!("{diags:?}"));
         let rule = &out.result.policies[0].rules[0];
         assert_eq!((rule.name.as_str(), rule.result), ("host-path", Some(want)), "{name}");

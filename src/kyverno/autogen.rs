@@ -59,9 +59,9 @@ fn supports(d: &ResourceDescription, needed: &mut bool) -> bool {
 /// `CanAutoGen`: whether rules are generated at all (any rule's descriptions name Pod or a
 /// controller, none selects by name, selector or annotations, no generate rule and no JSON6902
 /// patch).
-pub fn can_autogen(policy: &KyvernoPolicy) -> bool {
+pub fn can_autogen<'r>(rules: impl IntoIterator<Item = &'r Rule>) -> bool {
     let mut needed = false;
-    for rule in &policy.spec.rules {
+    for rule in rules {
         if rule.has_generate {
             return false;
         }
@@ -94,8 +94,13 @@ pub fn can_autogen(policy: &KyvernoPolicy) -> bool {
 
 /// The controllers rules are generated for: the annotation's list when present and
 /// auto-generation applies, else all seven (or none).
-pub fn controllers(policy: &KyvernoPolicy) -> Vec<String> {
-    if !can_autogen(policy) {
+/// `rules`: the policy's rules as the engine is handed them (the policy cache may pass a copy of
+/// the policy with only some of its rules; `CanAutoGen` then looks at those).
+pub fn controllers<'r>(
+    policy: &KyvernoPolicy,
+    rules: impl IntoIterator<Item = &'r Rule>,
+) -> Vec<String> {
+    if !can_autogen(rules) {
         return vec!["none".into()];
     }
     match policy.annotations.get(ANNOTATION) {
@@ -256,31 +261,44 @@ fn generate_for(rule: &Rule, kind: &str) -> Option<Value> {
     generate(rule, rule_name("autogen", &rule.name), &[to_gvk(kind)], false)
 }
 
+/// The rule `ComputeRules` generates from `rule` for a controller of `kind`, read back as a
+/// rule (with the path of the written rule); `None` when it generates none.
+pub fn generate_rule(rule: &Rule, kind: &str) -> Option<Rule> {
+    let json = generate_for(rule, kind)?;
+    let mut r = Rule::from_json(&json, &rule.path, &mut Vec::new());
+    r.path = rule.path.clone();
+    Some(r)
+}
+
 /// `ComputeRules(policy, kind)`: the rules Kyverno evaluates for a resource of `kind`. For a
 /// controller kind auto-generation applies to: the written rules (without any `autogen-`
 /// ones) followed by the generated rules; otherwise the written rules. Generated rules keep the
 /// path of the rule they come from.
-pub fn compute_rules(policy: &KyvernoPolicy, kind: &str) -> (Vec<Rule>, Vec<(String, String)>) {
-    let mut problems = Vec::new();
-    let controllers = controllers(policy);
-    if kind.is_empty() || !controllers.iter().any(|c| c == kind) || kind == "none" {
-        return (policy.spec.rules.clone(), problems);
+///
+/// `rules` are the rules the engine was handed (all of the policy's, or the policy cache's
+/// subset), as any handle `rule` reads a [`Rule`] from; `generate(r)` is the rule generated
+/// from `r` for `kind` ([`generate_rule`], possibly cached by the caller).
+pub fn compute_rules<T: Clone>(
+    policy: &KyvernoPolicy,
+    rules: &[T],
+    rule: impl Fn(&T) -> &Rule,
+    mut generate: impl FnMut(&T) -> Option<T>,
+    kind: &str,
+) -> Vec<T> {
+    if kind.is_empty() || kind == "none" {
+        return rules.to_vec();
     }
-    let mut generated = Vec::new();
-    for rule in &policy.spec.rules {
-        if let Some(json) = generate_for(rule, kind) {
-            let mut r = Rule::from_json(&json, &rule.path, &mut problems);
-            r.path = rule.path.clone();
-            generated.push(r);
-        }
+    if !controllers(policy, rules.iter().map(&rule)).iter().any(|c| c == kind) {
+        return rules.to_vec();
     }
+    let generated: Vec<T> = rules.iter().filter_map(&mut generate).collect();
     if generated.is_empty() {
-        return (policy.spec.rules.clone(), problems);
+        return rules.to_vec();
     }
-    let mut out: Vec<Rule> =
-        policy.spec.rules.iter().filter(|r| !r.name.starts_with("autogen-")).cloned().collect();
+    let mut out: Vec<T> =
+        rules.iter().filter(|r| !rule(r).name.starts_with("autogen-")).cloned().collect();
     out.extend(generated);
-    (out, problems)
+    out
 }
 
 #[cfg(test)]

@@ -36,20 +36,28 @@ pub fn unsupported_rule(object: &str, path: &str, rule: &str, why: &str) -> Diag
     .with_help("its result is absent from kyverno.policies and it takes no part in the response; Kyverno would evaluate it")
 }
 
-/// The request's namespace was not supplied: the CEL rules see it with only its name.
-pub fn namespace_assumed(namespace: &str) -> Diagnostic {
-    Diagnostic::new(
-        Severity::Info,
-        "kyverno-namespace-assumed",
-        format!("Namespace {namespace:?} was not supplied: Kyverno's namespaceObject is taken as a Namespace with only its name, and namespace selectors see no labels"),
-    )
-}
-
 /// A rule evaluated at admission could not be evaluated: the response may differ from
 /// Kyverno's.
 pub fn response_incomplete(webhook: &str) -> Diagnostic {
     Diagnostic::warning(
         "kyverno-response-incomplete",
         format!("webhook {webhook:?} evaluates a rule vap-eval does not evaluate: Kyverno's answer may differ from the one shown"),
+    )
+}
+
+/// A policy Kyverno's policy validation rejects (so it cannot exist in a cluster): never
+/// evaluated.
+pub fn policy_rejected(object: &str, path: &str, message: &str) -> Diagnostic {
+    Diagnostic::error("kyverno-policy-rejected", format!("Kyverno rejects this policy: {message}"))
+        .with_field(format!("{object}: {path}"))
+        .with_help("the policy is not evaluated (Kyverno's admission webhook refuses to create it; its CLI skips it)")
+}
+
+/// PolicyExceptions are supplied: applied as Kyverno applies them when the feature is on.
+pub fn exceptions_applied(count: usize) -> Diagnostic {
+    Diagnostic::new(
+        Severity::Info,
+        "kyverno-exceptions-applied",
+        format!("{count} PolicyException(s) applied as Kyverno applies them with --enablePolicyException and --exceptionNamespace=* (the feature is off in Kyverno's default install: Helm value features.policyExceptions.enabled)"),
     )
 }

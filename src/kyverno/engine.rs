@@ -8,11 +8,13 @@
 //! failurePolicy `Fail`) and runs it: here that is the VAP [`validate`] step itself, through a
 //! [`ValidatingAdmissionPolicy`] value built in memory.
 
-use super::autogen::compute_rules;
-use super::matching::{rule_matches, RequestInfo, Target};
+use super::autogen::{compute_rules, generate_rule};
+use super::matching::{exception_matches, rule_matches, RequestInfo, Target};
 use super::policy::{Cel, KyvernoPolicy, Rule};
+use super::KyvernoSet;
 use crate::admission::compile::{CelCompiler, CompiledPolicy};
 use crate::admission::decision::{PolicyDecisionAction, PolicyDecisionEvaluation};
+use crate::admission::namespaces::Namespaces;
 use crate::admission::params::{resolve_param_kind, ParamKindResolution};
 use crate::admission::policy_set::PolicySet;
 use crate::admission::request::{request_cel_value, AdmissionRequest};
@@ -23,7 +25,9 @@ use crate::admission::types::{
 use crate::admission::validator::{validate, Bound};
 use crate::cel::value::Value;
 use serde_json::{json, Value as Json};
-use std::collections::BTreeMap;
+use std::cell::{OnceCell, RefCell};
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 /// `engineapi.RuleStatus`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +51,71 @@ impl RuleStatus {
     }
 }
 
+/// A rule ready to evaluate, made once per policy set: the rule (written or generated) and, for
+/// a `validate.cel` rule, the in-memory ValidatingAdmissionPolicy its handler evaluates
+/// ([`policy_for_rule`]), compiled.
+pub struct PreparedRule {
+    pub rule: Rule,
+    /// Index of the written rule (for a generated rule: of the rule it comes from).
+    pub origin: usize,
+    pub cel: Option<(ValidatingAdmissionPolicy, CompiledPolicy)>,
+}
+
+impl PreparedRule {
+    pub fn new(rule: Rule, origin: usize, compiler: &CelCompiler) -> Rc<PreparedRule> {
+        let cel = rule.validate.as_ref().and_then(|v| {
+            let vap = policy_for_rule(&rule, v.cel.as_ref()?, &v.message);
+            let compiled = CompiledPolicy::new(&vap, compiler);
+            Some((vap, compiled))
+        });
+        Rc::new(PreparedRule { rule, origin, cel })
+    }
+}
+
+/// One policy's rules, prepared once per policy set; the rules auto-generation makes from them
+/// are prepared on first use and kept.
+pub struct PreparedPolicy {
+    /// The written rules, in order.
+    pub rules: Vec<Rc<PreparedRule>>,
+    /// `(written rule index, controller kind)` → the rule generated for that kind, if any.
+    generated: RefCell<HashMap<(usize, String), Generated>>,
+}
+
+/// The rule auto-generation makes from a written rule for one kind, if any.
+type Generated = Option<Rc<PreparedRule>>;
+
+impl PreparedPolicy {
+    pub fn new(policy: &KyvernoPolicy, compiler: &CelCompiler) -> PreparedPolicy {
+        let rules = (policy.spec.rules.iter().enumerate())
+            .map(|(i, r)| PreparedRule::new(r.clone(), i, compiler))
+            .collect();
+        PreparedPolicy { rules, generated: RefCell::default() }
+    }
+
+    /// `ComputeRules` over the written rules `subset` (indices) for a resource of `kind`.
+    fn computed(
+        &self,
+        policy: &KyvernoPolicy,
+        subset: &[usize],
+        kind: &str,
+        compiler: &CelCompiler,
+    ) -> Vec<Rc<PreparedRule>> {
+        let rules: Vec<Rc<PreparedRule>> =
+            subset.iter().filter_map(|&i| self.rules.get(i).cloned()).collect();
+        let generate = |r: &Rc<PreparedRule>| {
+            let key = (r.origin, kind.to_string());
+            if let Some(hit) = self.generated.borrow().get(&key) {
+                return hit.clone();
+            }
+            let made =
+                generate_rule(&r.rule, kind).map(|g| PreparedRule::new(g, r.origin, compiler));
+            self.generated.borrow_mut().insert(key, made.clone());
+            made
+        };
+        compute_rules(policy, &rules, |r| &r.rule, generate, kind)
+    }
+}
+
 /// One rule's response (`engineapi.RuleResponse`), or a rule vap-eval cannot evaluate.
 #[derive(Clone, Debug)]
 pub struct RuleResponse {
@@ -62,27 +131,70 @@ pub struct RuleResponse {
 }
 
 /// What the engine returned for one policy.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct EngineResponse {
     pub rules: Vec<RuleResponse>,
     /// Rules of the computed set that did not match, with Kyverno's reason.
     pub not_matched: Vec<(String, String)>,
     /// The rules evaluated (after auto-generation), for failure-action resolution.
-    pub computed: Vec<Rule>,
+    pub computed: Vec<Rc<PreparedRule>>,
 }
 
 /// Everything the engine reads besides the policy.
 pub struct Context<'a> {
     pub set: &'a PolicySet,
+    pub kyverno: &'a KyvernoSet,
     pub request: &'a AdmissionRequest,
     pub info: &'a RequestInfo,
     /// Labels of the request's namespace.
     pub namespace_labels: &'a BTreeMap<String, String>,
-    /// Kyverno's CEL environment.
-    pub compiler: &'a CelCompiler,
+    /// The Namespace objects, as every plugin of the request sees them.
+    pub namespaces: &'a Namespaces<'a>,
+    /// Evaluated as the Kyverno CLI does ([`super::Cli`]).
+    pub cli: bool,
+    /// What the CEL handler binds for this request, made on first use.
+    bound: OnceCell<Bindings>,
+    /// Each rule's outcome for this request (`Err`: not matched, with why; `Ok(None)`: left to
+    /// the generated ValidatingAdmissionPolicy). The policies' own evaluation and each webhook
+    /// evaluate the same rules of the same request: once is enough.
+    memo: RefCell<HashMap<*const PreparedRule, Result<Option<RuleResponse>, String>>>,
 }
 
-impl Context<'_> {
+/// The values Kyverno's CEL handler binds, the same for every rule of one request.
+struct Bindings {
+    object: Option<Json>,
+    old_object: Option<Json>,
+    namespace_object: Option<Json>,
+    /// The resource's namespace does not exist (`missingNamespaces: strict`).
+    namespace_missing: bool,
+    /// The resource's namespace (empty for a Namespace and cluster-scoped resources).
+    namespace: String,
+    request: Json,
+    authorizer: (Value<'static>, Value<'static>),
+}
+
+impl<'a> Context<'a> {
+    pub fn new(
+        set: &'a PolicySet,
+        kyverno: &'a KyvernoSet,
+        request: &'a AdmissionRequest,
+        info: &'a RequestInfo,
+        namespace_labels: &'a BTreeMap<String, String>,
+        namespaces: &'a Namespaces<'a>,
+    ) -> Self {
+        Context {
+            set,
+            kyverno,
+            request,
+            info,
+            namespace_labels,
+            namespaces,
+            cli: false,
+            bound: OnceCell::new(),
+            memo: RefCell::default(),
+        }
+    }
+
     /// The resource the engine works on: the new object, or the old one on DELETE.
     pub fn resource(&self) -> &Json {
         static NULL: Json = Json::Null;
@@ -94,14 +206,13 @@ fn meta<'a>(v: &'a Json, key: &str) -> &'a str {
     v.get("metadata").and_then(|m| m.get(key)).and_then(Json::as_str).unwrap_or_default()
 }
 
-/// `engine.Validate` for `policy` restricted to `rules` (the policy cache hands the webhook a
-/// copy of the policy with only the rules of one failure action). `None` when the policy does
-/// not apply to the resource's namespace (`MatchPolicyContext`).
-pub fn validate_policy(
-    cx: &Context<'_>,
-    policy: &KyvernoPolicy,
-    rules: &[Rule],
-) -> Option<EngineResponse> {
+/// `engine.Validate` for policy `index` of the set restricted to its written rules `subset`
+/// (the policy cache hands the webhook a copy of the policy with only the rules of one failure
+/// action). `None` when the policy does not apply to the resource's namespace
+/// (`MatchPolicyContext`).
+pub fn validate_policy(cx: &Context<'_>, index: usize, subset: &[usize]) -> Option<EngineResponse> {
+    let policy = cx.kyverno.loaded.policies.get(index)?;
+    let prepared = cx.kyverno.prepared.get(index)?;
     if !policy.namespace.is_empty() {
         let in_ns = [cx.request.object.as_ref(), cx.request.old_object.as_ref()]
             .into_iter()
@@ -111,25 +222,33 @@ pub fn validate_policy(
             return None;
         }
     }
-    let mut restricted = policy.clone();
-    restricted.spec.rules = rules.to_vec();
-    let (computed, _) = compute_rules(&restricted, &cx.request.kind.kind);
-    let mut out = EngineResponse { computed: computed.clone(), ..EngineResponse::default() };
+    let computed = prepared.computed(policy, subset, &cx.request.kind.kind, &cx.kyverno.compiler);
+    let mut out = EngineResponse::default();
     let mut applied = 0usize;
-    for rule in &computed {
+    for p in &computed {
+        let rule = &p.rule;
         let validates = rule.validate.is_some();
         if !validates && !rule.has_verify_images {
             continue; // no validation handler: no response
         }
-        if let Err(why) = matches(cx, policy, rule) {
-            out.not_matched.push((rule.name.clone(), why));
-            continue;
-        }
-        // The generated ValidatingAdmissionPolicy replaces the CEL rule: no response.
-        if policy.vap_generated && rule.validate.as_ref().is_some_and(|v| v.cel.is_some()) {
-            continue;
-        }
-        let response = handle(cx, policy, rule);
+        let key = Rc::as_ptr(p);
+        let memo = cx.memo.borrow().get(&key).cloned();
+        let outcome = match memo {
+            Some(o) => o,
+            None => {
+                let o = matches(cx, policy, rule).map(|()| handle(cx, policy, p));
+                cx.memo.borrow_mut().insert(key, o.clone());
+                o
+            }
+        };
+        let response = match outcome {
+            Err(why) => {
+                out.not_matched.push((rule.name.clone(), why));
+                continue;
+            }
+            Ok(None) => continue,
+            Ok(Some(r)) => r,
+        };
         if matches!(response.status, Some(RuleStatus::Pass | RuleStatus::Fail)) {
             applied += 1;
         }
@@ -138,29 +257,38 @@ pub fn validate_policy(
             break;
         }
     }
+    out.computed = computed;
     Some(out)
+}
+
+impl Context<'_> {
+    /// What a rule or exception of `policy` is matched against: the new resource.
+    fn target<'t>(&'t self, policy: &'t KyvernoPolicy) -> Target<'t> {
+        self.target_of(policy, self.request.object.as_ref().unwrap_or(&Json::Null))
+    }
+
+    fn target_of<'t>(&'t self, policy: &'t KyvernoPolicy, resource: &'t Json) -> Target<'t> {
+        let r = self.request;
+        Target {
+            resource,
+            gvk: &r.kind,
+            subresource: &r.sub_resource,
+            operation: r.operation.as_str(),
+            namespace_labels: self.namespace_labels,
+            info: self.info,
+            policy_namespace: &policy.namespace,
+        }
+    }
 }
 
 /// `engine.matches`: the new resource, else (DELETE) the old one.
 fn matches(cx: &Context<'_>, policy: &KyvernoPolicy, rule: &Rule) -> Result<(), String> {
     let r = cx.request;
-    let target = |resource: &Json| -> Result<(), String> {
-        rule_matches(
-            rule,
-            &Target {
-                resource,
-                gvk: &r.kind,
-                subresource: &r.sub_resource,
-                operation: r.operation.as_str(),
-                namespace_labels: cx.namespace_labels,
-                info: cx.info,
-                policy_namespace: &policy.namespace,
-            },
-        )
-    };
-    let first = target(r.object.as_ref().unwrap_or(&Json::Null));
+    let first = rule_matches(rule, &cx.target(policy));
     match (&r.object, &r.old_object) {
-        (None, Some(old)) if first.is_err() => target(old).or(first),
+        (None, Some(old)) if first.is_err() => {
+            rule_matches(rule, &cx.target_of(policy, old)).or(first)
+        }
         _ => first,
     }
 }
@@ -187,43 +315,62 @@ fn response(rule: &Rule, status: RuleStatus, message: String) -> RuleResponse {
     }
 }
 
-/// The handler Kyverno picks for a matched rule; only the CEL one is evaluated here.
-fn handle(cx: &Context<'_>, policy: &KyvernoPolicy, rule: &Rule) -> RuleResponse {
+/// The handler Kyverno picks for a matched rule; only the CEL one is evaluated here. `None`:
+/// no response (the generated ValidatingAdmissionPolicy evaluates the rule).
+fn handle(
+    cx: &Context<'_>,
+    policy: &KyvernoPolicy,
+    prepared: &PreparedRule,
+) -> Option<RuleResponse> {
+    let rule = &prepared.rule;
     let Some(v) = &rule.validate else {
-        return unsupported(
-            rule,
-            "verifyImages (image verification) is not evaluated by vap-eval".into(),
-        );
+        let why = "verifyImages (image verification) is not evaluated by vap-eval";
+        return Some(unsupported(rule, why.into()));
     };
-    if !v.other.is_empty() {
-        return unsupported(
-            rule,
-            format!(
-                "validate.{} is evaluated by Kyverno without CEL; vap-eval does not evaluate it",
-                v.other[0]
-            ),
+    if let Some(other) = v.other.first() {
+        let why = format!(
+            "validate.{other} is evaluated by Kyverno without CEL; vap-eval does not evaluate it"
         );
+        return Some(unsupported(rule, why));
     }
-    let Some(cel) = &v.cel else {
-        return unsupported(
-            rule,
-            "the validate rule has no cel block; vap-eval evaluates only validate.cel".into(),
-        );
+    let (Some(cel), Some((vap, compiled))) = (&v.cel, &prepared.cel) else {
+        let why = "the validate rule has no cel block; vap-eval evaluates only validate.cel";
+        return Some(unsupported(rule, why.into()));
     };
-    if rule.has_context {
-        return unsupported(
-            rule,
-            "context (JMESPath variables, API calls, ConfigMaps) is loaded by Kyverno before the rule runs; vap-eval does not load it".into(),
-        );
-    }
+    // A CEL rule with `context` never gets here: Kyverno rejects the policy (mod.rs).
     if rule.has_preconditions {
-        return unsupported(
-            rule,
-            "preconditions are JMESPath conditions; vap-eval evaluates only celPreconditions"
-                .into(),
-        );
+        let why = "preconditions are JMESPath conditions; vap-eval evaluates only celPreconditions";
+        return Some(unsupported(rule, why.into()));
     }
-    validate_cel(cx, policy, rule, cel, &v.message)
+    // The CEL handler's first step: the PolicyExceptions naming this policy and rule that
+    // select the resource (`engineutils.MatchesException`) skip the rule.
+    let mut keys = Vec::new();
+    for e in &cx.kyverno.loaded.exceptions {
+        let target = cx.target_of(policy, cx.resource());
+        if !e.contains(&policy.key(), &rule.name) || !exception_matches(&e.match_resources, &target)
+        {
+            continue;
+        }
+        if e.has_conditions {
+            let why = format!(
+                "PolicyException {} selects the resource but has conditions (JMESPath), which vap-eval does not evaluate",
+                e.key()
+            );
+            return Some(unsupported(rule, why));
+        }
+        keys.push(e.key());
+    }
+    if !keys.is_empty() {
+        // Kyverno's message, without a separator before the keys [quirk].
+        let message = format!("rule is skipped due to policy exceptions{}", keys.join(", "));
+        return Some(response(rule, RuleStatus::Skip, message));
+    }
+    // The generated ValidatingAdmissionPolicy replaces the CEL rule: no response (a policy
+    // read by the CLI has no status saying so).
+    if policy.vap_generated && !cx.cli {
+        return None;
+    }
+    Some(validate_cel(cx, rule, cel, vap, compiled))
 }
 
 /// The in-memory ValidatingAdmissionPolicy Kyverno's CEL handler evaluates for `rule`: a
@@ -252,55 +399,89 @@ pub fn policy_for_rule(rule: &Rule, cel: &Cel, message: &str) -> ValidatingAdmis
     }
 }
 
+impl Context<'_> {
+    /// The values Kyverno's CEL handler binds for this request.
+    fn bindings(&self) -> &Bindings {
+        self.bound.get_or_init(|| {
+            let r = self.request;
+            let gvk = &r.kind;
+            let with_gvk = |o: &Json| {
+                let mut o = o.clone();
+                if let Some(m) = o.as_object_mut() {
+                    m.insert("apiVersion".into(), Json::String(gvk.api_version()));
+                    m.insert("kind".into(), Json::String(gvk.kind.clone()));
+                }
+                o
+            };
+            let object = r.object.as_ref().map(with_gvk);
+            let old_object = r.old_object.as_ref().map(with_gvk);
+            let source = object.as_ref().or(old_object.as_ref()).unwrap_or(&Json::Null);
+            let mut ns = meta(source, "namespace").to_string();
+            let name = meta(source, "name").to_string();
+            if gvk.group.is_empty() && gvk.version == "v1" && gvk.kind == "Namespace" {
+                ns.clear();
+            }
+            // The admission controller reads the namespace from the cluster: the supplied one,
+            // or the one `missingNamespaces: assume` assumes; under `strict` there is none.
+            let namespace_object = match self.cli {
+                _ if ns.is_empty() => None,
+                // No cluster client: a Namespace with only its name.
+                true => {
+                    Some(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}))
+                }
+                false => self.namespaces.get(&ns).cloned(),
+            };
+            let namespace_missing = !ns.is_empty() && namespace_object.is_none();
+            // The attributes Kyverno builds: no subresource, no options, never a dry run (the
+            // objects are not part of them).
+            let attrs = AdmissionRequest {
+                sub_resource: String::new(),
+                request_sub_resource: String::new(),
+                request_kind: r.kind.clone(),
+                request_resource: r.resource.clone(),
+                name,
+                namespace: ns.clone(),
+                dry_run: false,
+                options: None,
+                object: None,
+                old_object: None,
+                operation: r.operation,
+                kind: r.kind.clone(),
+                resource: r.resource.clone(),
+                user_info: r.user_info.clone(),
+                namespaced: r.namespaced,
+            };
+            Bindings {
+                request: request_cel_value(&attrs, &attrs.kind, &attrs.resource),
+                authorizer: self.set.authorizer(&attrs),
+                object,
+                old_object,
+                namespace_object,
+                namespace_missing,
+                namespace: ns,
+            }
+        })
+    }
+}
+
 fn validate_cel(
     cx: &Context<'_>,
-    policy: &KyvernoPolicy,
     rule: &Rule,
     cel: &Cel,
-    message: &str,
+    vap: &ValidatingAdmissionPolicy,
+    compiled: &CompiledPolicy,
 ) -> RuleResponse {
-    let _ = policy;
-    let vap = policy_for_rule(rule, cel, message);
-    let compiled = CompiledPolicy::new(&vap, cx.compiler);
-    let r = cx.request;
-    let gvk = &r.kind;
-    let with_gvk = |o: &Json| {
-        let mut o = o.clone();
-        if let Some(m) = o.as_object_mut() {
-            m.insert("apiVersion".into(), Json::String(gvk.api_version()));
-            m.insert("kind".into(), Json::String(gvk.kind.clone()));
-        }
-        o
-    };
-    let object = r.object.as_ref().map(with_gvk);
-    let old_object = r.old_object.as_ref().map(with_gvk);
-    let source = object.as_ref().or(old_object.as_ref()).cloned().unwrap_or(Json::Null);
-    let mut ns = meta(&source, "namespace").to_string();
-    let name = meta(&source, "name").to_string();
-    if gvk.group.is_empty() && gvk.version == "v1" && gvk.kind == "Namespace" {
-        ns.clear();
+    let b = cx.bindings();
+    let ns = &b.namespace;
+    if b.namespace_missing {
+        // `h.client.GetNamespace` fails: a rule error (validate_cel.go).
+        let message =
+            format!("Error getting the resource's namespace: namespaces \"{ns}\" not found");
+        return response(rule, RuleStatus::Error, message);
     }
-    // The admission controller reads the namespace from the cluster; one not supplied is
-    // taken as a Namespace with only its name (what the Kyverno CLI uses).
-    let namespace = (!ns.is_empty()).then(|| {
-        cx.set.manifests.namespaces.get(&ns).cloned().unwrap_or_else(
-            || json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
-        )
-    });
-    // The attributes Kyverno builds: no subresource, no options, never a dry run.
-    let mut attrs = r.clone();
-    attrs.sub_resource.clear();
-    attrs.request_sub_resource.clear();
-    attrs.request_kind = r.kind.clone();
-    attrs.request_resource = r.resource.clone();
-    attrs.name = name;
-    attrs.namespace = ns.clone();
-    attrs.dry_run = false;
-    attrs.options = None;
-    let request_value = request_cel_value(&attrs, &attrs.kind, &attrs.resource);
     let params: Vec<Option<Json>> = if cel.has_param() {
         match (&cel.param_kind, &cel.param_ref) {
-            (Some(pk), Some(pr)) => match collect_params(cx, pk, pr, &ns) {
+            (Some(pk), Some(pr)) => match collect_params(cx, pk, pr, ns) {
                 Ok(p) => p.into_iter().map(Some).collect(),
                 Err(e) => {
                     return response(
@@ -315,10 +496,10 @@ fn validate_cel(
     } else {
         vec![None]
     };
-    let object_v = object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
-    let old_v = old_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
-    let ns_v = namespace.as_ref().map(Value::from_json).unwrap_or(Value::Null);
-    let authz = Some(cx.set.authorizer(&attrs));
+    let object_v = b.object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+    let old_v = b.old_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+    let ns_v = b.namespace_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+    let authz = Some(b.authorizer.clone());
     let mut evaluations = Vec::new();
     let mut outcome: Option<RuleResponse> = None;
     for param in &params {
@@ -326,11 +507,11 @@ fn validate_cel(
             object: object_v.clone(),
             old_object: old_v.clone(),
             params: param.as_ref().map(Value::from_json).unwrap_or(Value::Null),
-            request: Value::from_json(&request_value),
+            request: Value::from_json(&b.request),
             namespace_object: ns_v.clone(),
             authorizer: authz.clone(),
         };
-        let out = validate(&vap, &compiled, &bound);
+        let out = validate(vap, compiled, &bound);
         let mut trace = out.trace;
         if let Some(p) = param {
             trace.param = Some(crate::admission::trace::ParamRefTrace {

@@ -238,6 +238,28 @@ fn exclude_helper(f: &ResourceFilter, t: &Target<'_>) -> Vec<String> {
     }
 }
 
+/// Whether a PolicyException's `match` selects the target (`checkMatchesResources`,
+/// pkg/engine/utils/exceptions.go): `any` (one filter), else `all` (every filter), else
+/// nothing. A filter is its resource description — without `operations`, which exceptions do
+/// not check — and its user info (never dropped); an empty filter selects nothing.
+pub fn exception_matches(m: &MatchResources, t: &Target<'_>) -> bool {
+    let one = |f: &ResourceFilter| {
+        if f.is_empty() {
+            return false;
+        }
+        let mut d = f.resources.clone();
+        d.operations.clear();
+        condition_block(&d, &f.user, t).is_empty()
+    };
+    if !m.any.is_empty() {
+        m.any.iter().any(one)
+    } else if !m.all.is_empty() {
+        m.all.iter().all(one)
+    } else {
+        false
+    }
+}
+
 /// `MatchesResourceDescription`: `Ok` when the rule selects the target, else Kyverno's
 /// message (`rule <name> not matched:` and the numbered reasons).
 pub fn rule_matches(rule: &Rule, t: &Target<'_>) -> Result<(), String> {

@@ -3,14 +3,17 @@
 //! the VAP pipeline over the same manifests, request, selectors, params and CEL compilation.
 //! The contract is `docs/kyverno-semantics.md` (§ numbers below refer to it).
 //!
-//! 1. [`policy`] — read the policies from the manifests (§1).
+//! 1. [`policy`] — read the policies and PolicyExceptions from the manifests (§1, §2.5).
 //! 2. [`autogen`] — the rules Kyverno generates for Pod controllers (§4).
-//! 3. [`matching`] — `match`/`exclude`, with [`wildcard`]s and the user's roles (§3).
-//! 4. [`engine`] — per policy: rules in order, `applyRules`, the CEL handler (§2, §5).
+//! 3. [`matching`] — `match`/`exclude` and exceptions' `match`, with [`wildcard`]s and the
+//!    user's roles (§3).
+//! 4. [`engine`] — per policy: rules in order (prepared once per policy set), `applyRules`,
+//!    exceptions, the CEL handler (§2, §5).
 //! 5. [`webhook`] — which policies and rules each of Kyverno's webhooks evaluates, whether it
 //!    blocks, its message ([`yaml_go`]) and warnings (§5, §6).
 //!
-//! [`evaluate`] is the entry point (also for the CLI's `kyverno-test.yaml` support).
+//! [`evaluate`] is the entry point; [`evaluate_resource`] is the Kyverno CLI's view of one
+//! resource (the `kyverno-test.yaml` support, §9).
 
 pub mod autogen;
 pub mod diagnostics;
@@ -25,6 +28,7 @@ pub mod yaml_go;
 use crate::admission::compile::{CelCompiler, CompiledPolicy};
 use crate::admission::dispatcher::AdmissionResponse;
 use crate::admission::manifests::Source;
+use crate::admission::namespaces::Namespaces;
 use crate::admission::policy_set::PolicySet;
 use crate::admission::request::AdmissionRequest;
 use crate::admission::trace::ParamEvaluation;
@@ -156,11 +160,16 @@ pub struct KyvernoWebhookResult {
     pub warnings: Vec<String>,
 }
 
-/// What every request of a policy set shares: the Kyverno policies, loaded once, and the set
+/// What every request of a policy set shares: the Kyverno policies, loaded once, their rules
+/// prepared (CEL compiled; auto-generated rules made and compiled on first use), and the set
 /// extended with the ValidatingAdmissionPolicies Kyverno generates from them (`None` when it
 /// generates none).
 pub struct KyvernoSet {
     pub loaded: Loaded,
+    /// `prepared[i]` belongs to `loaded.policies[i]`.
+    pub prepared: Vec<engine::PreparedPolicy>,
+    /// Kyverno's CEL environment.
+    pub compiler: CelCompiler,
     pub extended: Option<Box<PolicySet>>,
 }
 
@@ -168,6 +177,9 @@ pub struct KyvernoSet {
 pub fn compiled(set: &PolicySet) -> &KyvernoSet {
     set.kyverno.get_or_init(|| {
         let loaded = load_with(set, false);
+        let compiler = compiler();
+        let prepared =
+            loaded.policies.iter().map(|p| engine::PreparedPolicy::new(p, &compiler)).collect();
         let generated = loaded.generated_documents();
         let extended = (!generated.is_empty()).then(|| {
             let text = format!("{}{generated}", set.text);
@@ -175,7 +187,7 @@ pub fn compiled(set: &PolicySet) -> &KyvernoSet {
             s.setup = set.setup;
             Box::new(s)
         });
-        KyvernoSet { loaded, extended }
+        KyvernoSet { loaded, prepared, compiler, extended }
     })
 }
 
@@ -184,6 +196,8 @@ pub struct Loaded {
     pub policies: Vec<KyvernoPolicy>,
     /// `vaps[i]`: what VAP generation gave for `policies[i]`.
     pub vaps: Vec<Result<vap::Generated, String>>,
+    /// The PolicyExceptions of the manifests, in input order.
+    pub exceptions: Vec<policy::PolicyException>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -219,7 +233,12 @@ pub fn load(set: &PolicySet) -> Loaded {
 /// [`load`], with the CEL compile diagnostics (`compile`) or without (evaluation, which
 /// compiles each rule as Kyverno does).
 pub fn load_with(set: &PolicySet, compile: bool) -> Loaded {
-    let mut out = Loaded { policies: Vec::new(), vaps: Vec::new(), diagnostics: Vec::new() };
+    let mut out = Loaded {
+        policies: Vec::new(),
+        vaps: Vec::new(),
+        exceptions: Vec::new(),
+        diagnostics: Vec::new(),
+    };
     let catalog = &set.catalog;
     for doc in &set.manifests.documents {
         let kind = doc.value.get("kind").and_then(Json::as_str).unwrap_or_default();
@@ -233,6 +252,22 @@ pub fn load_with(set: &PolicySet, compile: bool) -> Loaded {
             let api_version = obj.get("apiVersion").and_then(Json::as_str).unwrap_or_default();
             let kind = obj.get("kind").and_then(Json::as_str).unwrap_or_default();
             let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+            if group == policy::GROUP && kind == "PolicyException" {
+                let source = Source { document: doc.index, path };
+                if !matches!(version, "v2" | "v2beta1") {
+                    let d = diagnostics::unsupported_api_version(api_version, kind);
+                    out.diagnostics.push(located(set, d, &source, ""));
+                    continue;
+                }
+                let (e, problems) = policy::decode_exception(obj, source.clone());
+                let object = format!("PolicyException/{}", e.key());
+                for (path, message) in problems {
+                    let d = diagnostics::invalid_field(&object, &path, &message);
+                    out.diagnostics.push(located(set, d, &source, &path));
+                }
+                out.exceptions.push(e);
+                continue;
+            }
             if group != policy::GROUP || !matches!(kind, "ClusterPolicy" | "Policy") {
                 continue;
             }
@@ -253,14 +288,46 @@ pub fn load_with(set: &PolicySet, compile: bool) -> Loaded {
                 let d = diagnostics::invalid_field(&object, &path, &message);
                 out.diagnostics.push(located(set, d, &source, &path));
             }
+            // `validateRuleContext`: a validate.cel rule may not have context entries (the CEL
+            // expressions could not see them).
+            if let Some(r) = p
+                .spec
+                .rules
+                .iter()
+                .find(|r| r.has_context && r.validate.as_ref().is_some_and(|v| v.cel.is_some()))
+            {
+                let message = format!(
+                    "path: {}: context variables are not supported for CEL expressions in validate rules",
+                    r.path
+                );
+                let path = format!("{}.context", r.path);
+                let d = diagnostics::policy_rejected(&object, &path, &message);
+                out.diagnostics.push(located(set, d, &source, &path));
+                p.rejected = Some(message);
+            }
             if compile {
                 out.diagnostics.extend(compile_diagnostics(set, &p));
             }
-            let generated = vap::generate(&p, catalog);
-            p.vap_generated = generated.is_ok();
-            out.vaps.push(generated);
             out.policies.push(p);
         }
+    }
+    // VAP generation, once every PolicyException is read: those naming the policy and its
+    // (only) rule are checked and folded into the generated policy's exclude rules.
+    for p in &mut out.policies {
+        let generated = match (&p.rejected, p.spec.rules.first()) {
+            (Some(_), _) => Err("the policy is rejected by Kyverno".to_string()),
+            (None, rule) => {
+                let rule = rule.map(|r| r.name.as_str()).unwrap_or_default();
+                let exceptions: Vec<&policy::PolicyException> =
+                    out.exceptions.iter().filter(|e| e.contains(&p.name, rule)).collect();
+                vap::generate(p, catalog, &exceptions)
+            }
+        };
+        p.vap_generated = generated.is_ok();
+        out.vaps.push(generated);
+    }
+    if !out.exceptions.is_empty() && compile {
+        out.diagnostics.push(diagnostics::exceptions_applied(out.exceptions.len()));
     }
     out
 }
@@ -342,21 +409,39 @@ pub struct Evaluation {
 /// Evaluate `request` against the Kyverno policies of `set` as Kyverno's admission controller
 /// does: each policy with all its rules (`result.policies`), and each webhook with the
 /// policies and rules it evaluates (`result.webhooks`, `result.response`). `None` when the
-/// manifests hold no Kyverno policy.
+/// manifests hold no Kyverno policy. (Kyverno's CLI view of one resource, for
+/// `kyverno-test.yaml`, is [`evaluate_resource`].)
 ///
-/// This is also the library function for Kyverno CLI tests (`kyverno-test.yaml`): a test's
-/// expected `result` for (policy, rule, resource) is the rule's `result` in
-/// `result.policies` for a CREATE of that resource.
-pub fn evaluate(set: &PolicySet, request: &AdmissionRequest) -> Option<Evaluation> {
-    evaluate_loaded(set, &load_with(set, false), request)
+/// `namespaces` is the request's view of the Namespace objects shared with the other plugins
+/// (`missingNamespaces`: an assumed namespace is the one the VAPs and webhooks see, and the
+/// caller reports `namespace-assumed` once for all of them).
+pub fn evaluate(
+    set: &PolicySet,
+    request: &AdmissionRequest,
+    namespaces: &Namespaces<'_>,
+) -> Option<Evaluation> {
+    evaluate_as(set, request, namespaces, None)
 }
 
-/// [`evaluate`] with the policies already loaded.
-pub fn evaluate_loaded(
+/// How the Kyverno CLI (`apply`, `test`) differs from the admission controller: every policy is
+/// evaluated whatever its `admission` field and whether a ValidatingAdmissionPolicy would be
+/// generated (the policy read from a file has no status); the namespace's labels are only those
+/// the values file gives, and the CEL rules see the namespace as a Namespace with only its name
+/// (`validate_cel.go`, no cluster client). The user's roles come from the user-info file.
+#[derive(Clone, Debug, Default)]
+pub struct Cli {
+    pub roles: Vec<String>,
+    pub cluster_roles: Vec<String>,
+}
+
+fn evaluate_as(
     set: &PolicySet,
-    loaded: &Loaded,
     request: &AdmissionRequest,
+    namespaces: &Namespaces<'_>,
+    cli: Option<&Cli>,
 ) -> Option<Evaluation> {
+    let kyverno = compiled(set);
+    let loaded = &kyverno.loaded;
     if loaded.policies.is_empty() {
         return None;
     }
@@ -364,14 +449,17 @@ pub fn evaluate_loaded(
     let manifests = &set.manifests;
     let resource = request.object.as_ref().or(request.old_object.as_ref());
     let ns_name = if request.kind.kind == "Namespace" { "" } else { request.namespace.as_str() };
-    let ns_object = (!ns_name.is_empty()).then(|| manifests.namespaces.get(ns_name)).flatten();
-    if !ns_name.is_empty() && ns_object.is_none() {
-        diags.push(diagnostics::namespace_assumed(ns_name));
-    }
+    let ns_object = match cli {
+        _ if ns_name.is_empty() => None,
+        Some(_) => manifests.namespaces.get(ns_name),
+        None => namespaces.get(ns_name),
+    };
     let labels = ns_object.map(crate::admission::labels::object_labels).unwrap_or_default();
     let u = &request.user_info;
-    let (roles, cluster_roles) =
-        matching::role_refs(&manifests.rbac, &u.username, &u.groups, &request.namespace);
+    let (roles, cluster_roles) = match cli {
+        Some(c) => (c.roles.clone(), c.cluster_roles.clone()),
+        None => matching::role_refs(&manifests.rbac, &u.username, &u.groups, &request.namespace),
+    };
     let info = RequestInfo {
         username: u.username.clone(),
         uid: u.uid.clone(),
@@ -380,8 +468,8 @@ pub fn evaluate_loaded(
         roles,
         cluster_roles,
     };
-    let compiler = compiler();
-    let cx = Context { set, request, info: &info, namespace_labels: &labels, compiler: &compiler };
+    let mut cx = Context::new(set, kyverno, request, &info, &labels, namespaces);
+    cx.cli = cli.is_some();
     let resource_ns = resource
         .and_then(|r| r.get("metadata"))
         .and_then(|m| m.get("namespace"))
@@ -389,7 +477,7 @@ pub fn evaluate_loaded(
         .unwrap_or_default()
         .to_string();
     let mut result = KyvernoResult::default();
-    for (p, generated) in loaded.policies.iter().zip(&loaded.vaps) {
+    for (index, (p, generated)) in loaded.policies.iter().zip(&loaded.vaps).enumerate() {
         let mut pr = KyvernoPolicyResult {
             kind: p.kind.clone(),
             name: p.name.clone(),
@@ -407,18 +495,24 @@ pub fn evaluate_loaded(
                 Err(e) => KyvernoGeneratedVap { message: e.clone(), ..Default::default() },
             });
         }
-        if !p.spec.admission {
+        if let Some(why) = &p.rejected {
+            pr.reason = format!("Kyverno rejects this policy ({why}): it is not evaluated");
+            result.policies.push(pr);
+            continue;
+        }
+        if !p.spec.admission && cli.is_none() {
             pr.reason = "spec.admission is false: Kyverno does not evaluate it at admission".into();
             result.policies.push(pr);
             continue;
         }
-        match engine::validate_policy(&cx, p, &p.spec.rules) {
+        let all: Vec<usize> = (0..p.spec.rules.len()).collect();
+        match engine::validate_policy(&cx, index, &all) {
             None => {
                 pr.reason =
                     format!("a Policy applies only to resources in its namespace {:?}", p.namespace)
             }
             Some(er) => {
-                pr.reason = if p.vap_generated {
+                pr.reason = if p.vap_generated && cli.is_none() {
                     "its CEL rule is evaluated by the generated ValidatingAdmissionPolicy (see validatingAdmissionPolicy and the top-level policies)".into()
                 } else if er.rules.is_empty() {
                     "no rule matched the request".into()
@@ -465,7 +559,7 @@ pub fn evaluate_loaded(
     let ns = (!ns_name.is_empty()).then_some(webhook::Namespace { name: ns_name, labels: &labels });
     let mut response = AdmissionResponse { allowed: true, ..Default::default() };
     for (name, ignore) in webhook::WEBHOOKS {
-        let w = webhook::call(&cx, &loaded.policies, name, ignore, ns.as_ref());
+        let w = webhook::call(&cx, name, ignore, ns.as_ref());
         if w.incomplete {
             diags.push(diagnostics::response_incomplete(name));
         }
@@ -486,25 +580,37 @@ pub fn evaluate_loaded(
     Some(Evaluation { result, diagnostics: diags })
 }
 
-/// Evaluate one resource as the Kyverno CLI's `apply`/`test` do: a CREATE of `resource` (its
-/// kind, resource and namespace derived from the object and the catalog) by `user` (none: no
-/// request information, so user filters are ignored in `match`). For `kyverno-test.yaml`, the
-/// expected `result` of (policy, rule, resource) is the rule's `result` in
-/// `result.policies` (a rule Kyverno reports nothing for — not matched — is absent). `None`
-/// when the request cannot be formed (the diagnostics say why) or there is no Kyverno policy.
+/// Evaluate one resource as the Kyverno CLI's `apply`/`test` do ([`Cli`]): `operation` (CREATE
+/// when `None`) of `resource` — UPDATE with the resource as old object too, DELETE with it as
+/// the old object only (`makePolicyContext`) — its kind, resource and namespace derived from
+/// the object and the catalog, by `user` (none: no request information, so user filters are
+/// ignored in `match`). For `kyverno-test.yaml`, the expected `result` of (policy, rule,
+/// resource) is the rule's `result` in `result.policies` (a rule Kyverno reports nothing for —
+/// not matched — is absent). `None` when the request cannot be formed (the diagnostics say why)
+/// or there is no Kyverno policy.
 pub fn evaluate_resource(
     set: &PolicySet,
     resource: &Json,
+    operation: Option<&str>,
     user: Option<crate::admission::request::UserInfo>,
+    cli: &Cli,
 ) -> (Option<Evaluation>, Vec<Diagnostic>) {
+    let operation = operation.unwrap_or("CREATE");
+    let new = (operation != "DELETE").then(|| resource.clone());
+    let old = matches!(operation, "UPDATE" | "DELETE").then(|| resource.clone());
     let input = crate::admission::request::RequestInput {
-        operation: Some("CREATE".into()),
+        operation: Some(operation.into()),
         user_info: user,
-        object: Some(resource.clone()),
+        object: new,
+        old_object: old,
         ..Default::default()
     };
     let (request, diagnostics) = crate::admission::request::derive_request(&input, &set.catalog);
-    (request.and_then(|r| evaluate(set, &r)), diagnostics)
+    let out = request.and_then(|r| {
+        let namespaces = Namespaces::new(set, &r);
+        evaluate_as(set, &r, &namespaces, Some(cli))
+    });
+    (out, diagnostics)
 }
 
 /// Combine the VAP plugin's response with Kyverno's webhooks as the apiserver orders them:

@@ -32,9 +32,22 @@ pub struct KyvernoPolicy {
     /// Kyverno generated a ValidatingAdmissionPolicy from the policy's CEL rule: its engine
     /// then skips that rule ([`super::vap`]).
     pub vap_generated: bool,
+    /// Kyverno's policy validation rejects the policy (`pkg/validation/policy`): it never
+    /// exists in a cluster, and the CLI skips it. Kyverno's error text.
+    pub rejected: Option<String>,
 }
 
 impl KyvernoPolicy {
+    /// `cache.MetaObjectToName`: `namespace/name` for a Policy, `name` for a ClusterPolicy
+    /// (what PolicyExceptions' `policyName` names).
+    pub fn key(&self) -> String {
+        if self.namespace.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}/{}", self.namespace, self.name)
+        }
+    }
+
     /// `ClusterPolicy/name` or `Policy/namespace/name`, for diagnostics.
     pub fn display(&self) -> String {
         if self.namespace.is_empty() {
@@ -548,6 +561,95 @@ pub fn decode(obj: &Value, source: Source) -> (KyvernoPolicy, Vec<Problem>) {
         },
         source,
         vap_generated: false,
+        rejected: None,
     };
     (p, out)
+}
+
+/// A `PolicyException` (kyverno.io/v2, v2beta1; `api/kyverno/v2/policy_exception_types.go`).
+#[derive(Clone, Debug)]
+pub struct PolicyException {
+    pub name: String,
+    pub namespace: String,
+    /// `spec.match` (`any`/`all` only: the deprecated top-level description is not read).
+    pub match_resources: MatchResources,
+    /// `spec.conditions` is set (JMESPath conditions, which vap-eval does not evaluate).
+    pub has_conditions: bool,
+    /// `spec.exceptions`: `(policyName, ruleNames)`.
+    pub exceptions: Vec<(String, Vec<String>)>,
+    pub source: Source,
+}
+
+impl PolicyException {
+    /// `cache.MetaNamespaceKeyFunc`: `namespace/name`, or `name`.
+    pub fn key(&self) -> String {
+        if self.namespace.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}/{}", self.namespace, self.name)
+        }
+    }
+
+    /// `Contains(policy, rule)`: an entry names the policy (`namespace/name` for a Policy) and
+    /// one of its rule names wildcard-matches the rule.
+    pub fn contains(&self, policy: &str, rule: &str) -> bool {
+        self.exceptions.iter().any(|(p, rules)| {
+            p == policy && rules.iter().any(|r| super::wildcard::matches(r, rule))
+        })
+    }
+}
+
+/// Read a `PolicyException`. Problems are returned with their field paths.
+pub fn decode_exception(obj: &Value, source: Source) -> (PolicyException, Vec<Problem>) {
+    let mut out = Vec::new();
+    let meta = obj.get("metadata");
+    let spec = obj.get("spec").cloned().unwrap_or(Value::Null);
+    let mut m =
+        spec.get("match").map(|m| match_resources(m, "spec.match", &mut out)).unwrap_or_default();
+    m.top = ResourceFilter::default();
+    let exceptions = object_list(spec.get("exceptions"), "spec.exceptions", &mut out)
+        .iter()
+        .map(|e| (text(e.get("policyName")), strings(e.get("ruleNames"))))
+        .collect();
+    let e = PolicyException {
+        name: text(meta.and_then(|m| m.get("name"))),
+        namespace: text(meta.and_then(|m| m.get("namespace"))),
+        match_resources: m,
+        has_conditions: spec.get("conditions").is_some_and(|c| !c.is_null()),
+        exceptions,
+        source,
+    };
+    (e, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // docs/kyverno-semantics.md §2.5 (api/kyverno/v2 `Exception.Contains`: the policy's
+    // `cache.MetaObjectToName` key, ruleNames as wildcards).
+    #[test]
+    fn an_exception_names_the_policy_by_key_and_rules_by_wildcard() {
+        let e = PolicyException {
+            name: "e".into(),
+            namespace: "team".into(),
+            match_resources: MatchResources::default(),
+            has_conditions: false,
+            exceptions: vec![
+                ("team/local".into(), vec!["check-*".into()]),
+                ("cluster".into(), vec!["exact".into()]),
+            ],
+            source: Source { document: 0, path: String::new() },
+        };
+        assert_eq!(e.key(), "team/e");
+        for (policy, rule, want) in [
+            ("team/local", "check-image", true),
+            ("team/local", "autogen-check-image", false),
+            ("local", "check-image", false),
+            ("cluster", "exact", true),
+            ("cluster", "exact-not", false),
+        ] {
+            assert_eq!(e.contains(policy, rule), want, "{policy} {rule}");
+        }
+    }
 }

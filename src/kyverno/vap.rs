@@ -8,7 +8,8 @@
 
 use super::matching::parse_kind_selector;
 use super::policy::{
-    is_enforce, ActionOverride, KyvernoPolicy, ResourceDescription, ResourceFilter, UserInfoFilter,
+    is_enforce, ActionOverride, KyvernoPolicy, PolicyException, ResourceDescription,
+    ResourceFilter, UserInfoFilter,
 };
 use super::wildcard::{contains_wildcard, matches as wildcard};
 use crate::admission::resources::ResourceCatalog;
@@ -123,6 +124,30 @@ pub fn can_generate(p: &KyvernoPolicy) -> Result<(), String> {
             return Err(format!("{SKIP}: multiple 'all' in the exclude block is not applicable."));
         }
         check_filters(&x.all, false)?;
+    }
+    Ok(())
+}
+
+/// `checkExceptions`: the PolicyExceptions naming the policy's rule must translate into
+/// exclude rules.
+fn check_exceptions(exceptions: &[&PolicyException]) -> Result<(), String> {
+    for e in exceptions {
+        if e.exceptions.iter().any(|(_, rules)| rules.len() > 1) {
+            return Err(format!(
+                "{SKIP}: multiple ruleNames in PolicyException is not applicable."
+            ));
+        }
+        if e.has_conditions {
+            return Err(format!("{SKIP}: Conditions in PolicyException is not applicable."));
+        }
+        let m = &e.match_resources;
+        check_filters(&m.any, false)?;
+        if m.all.len() > 1 {
+            return Err(format!(
+                "{SKIP}: multiple 'all' in the PolicyException's match block is not applicable."
+            ));
+        }
+        check_filters(&m.all, false)?;
     }
     Ok(())
 }
@@ -246,8 +271,16 @@ fn translate(
 
 /// The generated ValidatingAdmissionPolicy (`cpol-<name>`) and binding
 /// (`cpol-<name>-binding`), or Kyverno's reason for not generating them.
-pub fn generate(p: &KyvernoPolicy, catalog: &ResourceCatalog) -> Result<Generated, String> {
+///
+/// `exceptions`: the PolicyExceptions that name the policy and its rule (the generator's
+/// `getExceptions`); their `match` filters become exclude rules of the generated policy.
+pub fn generate(
+    p: &KyvernoPolicy,
+    catalog: &ResourceCatalog,
+    exceptions: &[&PolicyException],
+) -> Result<Generated, String> {
     can_generate(p)?;
+    check_exceptions(exceptions)?;
     let rule = &p.spec.rules[0];
     let (Some(v), Some(cel)) =
         (&rule.validate, rule.validate.as_ref().and_then(|v| v.cel.as_ref()))
@@ -268,6 +301,11 @@ pub fn generate(p: &KyvernoPolicy, catalog: &ResourceCatalog) -> Result<Generate
             translate(catalog, &mut m, &mut exclude_rules, &x.top.resources, false)?;
         }
         for f in x.any.iter().chain(&x.all) {
+            translate(catalog, &mut m, &mut exclude_rules, &f.resources, false)?;
+        }
+    }
+    for e in exceptions {
+        for f in e.match_resources.any.iter().chain(&e.match_resources.all) {
             translate(catalog, &mut m, &mut exclude_rules, &f.resources, false)?;
         }
     }

@@ -5,7 +5,7 @@
 //! (`GetWarningMessages`), and what the apiserver makes of them (`ToStatusErr`).
 //! `docs/kyverno-semantics.md` §5, §6.
 
-use super::engine::{validate_policy, Context, EngineResponse, RuleStatus};
+use super::engine::{validate_policy, Context, EngineResponse, PreparedRule, RuleStatus};
 use super::matching::check_selector;
 use super::policy::{is_enforce, is_valid_action, ActionOverride, KyvernoPolicy, Rule, Spec};
 use super::wildcard::matches as wildcard;
@@ -13,6 +13,7 @@ use crate::admission::decision::{Status, StatusDetails};
 use crate::admission::labels::Selector;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// Kyverno's resource validating webhooks, in the order its configuration lists them.
 pub const WEBHOOKS: [(&str, bool); 2] =
@@ -37,10 +38,10 @@ pub fn is_enforce_policy(spec: &Spec, computed: &[Rule]) -> bool {
 }
 
 /// `checkValidationFailureActionOverrides(enforce, namespace, policy)`: the validate rules
-/// whose action for this namespace is Enforce (`enforce`) or Audit.
-pub fn rules_with_action(spec: &Spec, enforce: bool, ns: Option<&Namespace<'_>>) -> Vec<Rule> {
+/// whose action for this namespace is Enforce (`enforce`) or Audit, by index.
+pub fn rules_with_action(spec: &Spec, enforce: bool, ns: Option<&Namespace<'_>>) -> Vec<usize> {
     let mut out = Vec::new();
-    for rule in &spec.rules {
+    for (index, rule) in spec.rules.iter().enumerate() {
         let Some(v) = &rule.validate else { continue };
         let action = v.failure_action.as_deref().unwrap_or(&spec.validation_failure_action);
         let overrides = if v.failure_action_overrides.is_empty() {
@@ -64,13 +65,13 @@ pub fn rules_with_action(spec: &Spec, enforce: bool, ns: Option<&Namespace<'_>>)
             if hit {
                 matched = true;
                 if is_enforce(&o.action) == enforce {
-                    out.push(rule.clone());
+                    out.push(index);
                 }
                 break;
             }
         }
         if !matched && is_enforce(action) == enforce {
-            out.push(rule.clone());
+            out.push(index);
         }
     }
     out
@@ -113,7 +114,7 @@ fn rule_action(
 /// name not among the computed rules gets the policy-wide action.
 pub fn failure_action_for_rule(
     spec: &Spec,
-    computed: &[Rule],
+    computed: &[Rc<PreparedRule>],
     name: &str,
     resource_ns: &str,
     labels: &BTreeMap<String, String>,
@@ -122,11 +123,11 @@ pub fn failure_action_for_rule(
         match_override(&spec.validation_failure_action_overrides, resource_ns, labels)
             .unwrap_or_else(|| spec.validation_failure_action.clone())
     };
-    match computed.iter().find(|r| r.name == name) {
-        Some(r) => rule_action(r, resource_ns, labels).unwrap_or_else(policy_wide),
+    match computed.iter().find(|r| r.rule.name == name) {
+        Some(r) => rule_action(&r.rule, resource_ns, labels).unwrap_or_else(policy_wide),
         None => computed
             .iter()
-            .find_map(|r| rule_action(r, resource_ns, labels))
+            .find_map(|r| rule_action(&r.rule, resource_ns, labels))
             .unwrap_or_else(policy_wide),
     }
 }
@@ -221,7 +222,6 @@ fn warning_messages(responses: &[Evaluated<'_>]) -> Vec<String> {
 /// One webhook call (`HandleValidationEnforce`) over the policies of its failure policy.
 pub fn call(
     cx: &Context<'_>,
-    policies: &[KyvernoPolicy],
     name: &'static str,
     ignore: bool,
     ns: Option<&Namespace<'_>>,
@@ -229,15 +229,15 @@ pub fn call(
     let mut enforce: Vec<Evaluated<'_>> = Vec::new();
     let mut audit_warn: Vec<Evaluated<'_>> = Vec::new();
     let request_ns = ns.map(|n| n.name).unwrap_or_default();
-    for p in policies {
-        if p.spec.failure_policy_ignore != ignore || !p.spec.admission {
+    for (index, p) in cx.kyverno.loaded.policies.iter().enumerate() {
+        if p.spec.failure_policy_ignore != ignore || !p.spec.admission || p.rejected.is_some() {
             continue;
         }
         if !p.namespace.is_empty() && p.namespace != request_ns {
             continue;
         }
-        let (computed, _) = super::autogen::compute_rules(p, "");
-        let enforce_policy = is_enforce_policy(&p.spec, &computed);
+        // `ComputeRules` without a kind: the written rules.
+        let enforce_policy = is_enforce_policy(&p.spec, &p.spec.rules);
         let (enforce_rules, warn_rules) = if enforce_policy {
             let e = rules_with_action(&p.spec, true, ns);
             let w = if p.spec.emit_warning {
@@ -248,14 +248,15 @@ pub fn call(
             (e, w)
         } else {
             // The cache hands over an Audit policy whole.
-            let w = if p.spec.emit_warning { p.spec.rules.clone() } else { Vec::new() };
+            let w =
+                if p.spec.emit_warning { (0..p.spec.rules.len()).collect() } else { Vec::new() };
             (Vec::new(), w)
         };
         for (rules, list) in [(enforce_rules, &mut enforce), (warn_rules, &mut audit_warn)] {
             if rules.is_empty() {
                 continue;
             }
-            if let Some(response) = validate_policy(cx, p, &rules) {
+            if let Some(response) = validate_policy(cx, index, &rules) {
                 list.push(Evaluated { policy: p, response });
             }
         }

@@ -1,5 +1,6 @@
-//! Kyverno CLI's `kyverno-test.yaml` for ValidatingAdmissionPolicy results, with the semantics
-//! of `kyverno test` (cmd/cli/kubectl-kyverno, `pkg/admissionpolicy/validate.go`):
+//! Kyverno CLI's `kyverno-test.yaml`, with the semantics of `kyverno test`. Results for Kyverno
+//! ClusterPolicies/Policies: [`KyvernoRun`] (docs/kyverno-semantics.md §9). Results for
+//! ValidatingAdmissionPolicies (cmd/cli/kubectl-kyverno, `pkg/admissionpolicy/validate.go`):
 //!
 //! - each listed resource is a CREATE of itself (no oldObject), by the user of the `userinfo`
 //!   file if any;
@@ -54,11 +55,21 @@ pub(crate) fn run(
             }
         }
     }
-    let user = match root.get("userinfo").and_then(Json::as_str) {
-        Some(f) if !f.is_empty() => files.document(f)?.get("userInfo").cloned(),
+    let user_file = match root.get("userinfo").and_then(Json::as_str) {
+        Some(f) if !f.is_empty() => Some(files.document(f)?),
         _ => None,
     };
-    let request = user.map(|u| json!({"userInfo": u}));
+    let user = user_file.as_ref().and_then(|d| d.get("userInfo")).cloned();
+    let request = user.clone().map(|u| json!({"userInfo": u}));
+    #[cfg(feature = "kyverno")]
+    let mut kyverno = {
+        // PolicyExceptions (`exceptions:` files) join the Kyverno policies.
+        let mut with_exceptions = policies.clone();
+        for f in strings(root.get("exceptions")) {
+            with_exceptions.extend(files.objects(&f)?);
+        }
+        KyvernoRun::new(&with_exceptions, &params, &namespaces, user_file.as_ref(), version)
+    };
 
     let mut out = Vec::new();
     for (i, r) in root.get("results").and_then(Json::as_array).into_iter().flatten().enumerate() {
@@ -74,6 +85,11 @@ pub(crate) fn run(
         let mut names = strings(r.get("resources"));
         names.extend(strings(r.get("resource")));
         let label = |n: &str| format!("{policy} {kind}/{n}");
+        #[cfg(feature = "kyverno")]
+        if !is_vap && kyverno.has_policy(policy) {
+            kyverno.check(i, r, &expected, &names, &resources, &mut out);
+            continue;
+        }
         if !is_vap {
             let vap_result =
                 r.get("isValidatingAdmissionPolicy").and_then(Json::as_bool) == Some(true);
@@ -93,7 +109,7 @@ pub(crate) fn run(
                 c.status = Status::Skipped;
                 c.actual = "not evaluated".into();
                 c.details.push(format!(
-                    "{policy:?} is a Kyverno policy, not a ValidatingAdmissionPolicy: vap-eval evaluates only ValidatingAdmissionPolicy results"
+                    "{policy:?} is neither a ValidatingAdmissionPolicy nor a Kyverno ClusterPolicy/Policy of the policies files: vap-eval does not evaluate it"
                 ));
                 out.push(c);
             }
@@ -228,4 +244,198 @@ fn outcome(r: &EvaluateResult, policy: &str) -> (&'static str, String) {
         }
     }
     ("pass", String::new())
+}
+
+/// The Kyverno `ClusterPolicy`/`Policy` results of a test file, checked as `kyverno test` checks
+/// them (cmd/cli/kubectl-kyverno/commands/test `printTestResult`, `lookupRuleResponses`,
+/// `checkResult`; docs/kyverno-semantics.md §9).
+#[cfg(feature = "kyverno")]
+struct KyvernoRun {
+    /// The Kyverno policies of the policies files, with the params and the values' namespaces.
+    set: PolicySet,
+    user: Option<crate::admission::request::UserInfo>,
+    cli: crate::kyverno::Cli,
+    /// `(resource index, operation)` → its evaluation (all policies at once, as the CLI does).
+    done: std::collections::HashMap<(usize, String), Result<crate::kyverno::Evaluation, String>>,
+}
+
+#[cfg(feature = "kyverno")]
+impl KyvernoRun {
+    fn new(
+        policies: &[Json],
+        params: &[Json],
+        namespaces: &[Json],
+        user_file: Option<&Json>,
+        version: Option<&str>,
+    ) -> Self {
+        let is_kyverno = |p: &&Json| {
+            str_of(p, &["apiVersion"]).starts_with("kyverno.io/")
+                && matches!(str_of(p, &["kind"]), "ClusterPolicy" | "Policy" | "PolicyException")
+        };
+        let mut objects: Vec<Json> = policies.iter().filter(is_kyverno).cloned().collect();
+        objects.extend(params.iter().cloned());
+        objects.extend(namespaces.iter().cloned());
+        let set = compile_objects(&objects, version, true);
+        // The user-info file: `userInfo` (username, groups) and the user's `roles` and
+        // `clusterRoles` as written (no RBAC lookup).
+        let user = user_file
+            .and_then(|u| u.get("userInfo"))
+            .and_then(|u| serde_json::from_value(u.clone()).ok());
+        let cli = crate::kyverno::Cli {
+            roles: user_file.map(|u| strings(u.get("roles"))).unwrap_or_default(),
+            cluster_roles: user_file.map(|u| strings(u.get("clusterRoles"))).unwrap_or_default(),
+        };
+        KyvernoRun { set, user, cli, done: Default::default() }
+    }
+
+    /// `policy` (`name`, or `namespace/name` for a Policy) is a Kyverno policy of the files.
+    fn has_policy(&self, policy: &str) -> bool {
+        let name = policy.rsplit('/').next().unwrap_or_default();
+        crate::kyverno::compiled(&self.set).loaded.policies.iter().any(|p| p.name == name)
+    }
+
+    /// Check result `i` (`r`) against every resource it names.
+    fn check(
+        &mut self,
+        i: usize,
+        r: &Json,
+        expected: &str,
+        names: &[String],
+        resources: &[Json],
+        out: &mut Vec<CaseResult>,
+    ) {
+        let policy = str_of(r, &["policy"]);
+        let name = policy.rsplit('/').next().unwrap_or_default();
+        let rule = str_of(r, &["rule"]);
+        let operation = match str_of(r, &["operation"]) {
+            "" => "CREATE",
+            op => op,
+        };
+        // Resources by name or `namespace/name` (the result's `kind` is not used to select
+        // them); when none is named, or none of the names is found, every resource [quirk].
+        let mut selected: Vec<usize> = Vec::new();
+        for n in names {
+            for (k, o) in resources.iter().enumerate() {
+                let hit = match n.split('/').collect::<Vec<_>>()[..] {
+                    [name] => name_of(o) == name,
+                    [ns, name] => namespace_of(o) == ns && name_of(o) == name,
+                    _ => false,
+                };
+                if hit && !selected.contains(&k) {
+                    selected.push(k);
+                }
+            }
+        }
+        let every = selected.is_empty();
+        if every {
+            selected = (0..resources.len()).collect();
+        }
+        for (k, object) in resources.iter().enumerate().filter(|(k, _)| selected.contains(k)) {
+            let shown = format!(
+                "{}/{}/{}",
+                str_of(object, &["kind"]),
+                namespace_of(object),
+                name_of(object)
+            );
+            let label = |rule: &str| format!("results[{i}] {policy}/{rule} {shown}");
+            let (set, user, cli) = (&self.set, &self.user, &self.cli);
+            let ev = self.done.entry((k, operation.to_string())).or_insert_with(|| {
+                let (ev, diags) = crate::kyverno::evaluate_resource(
+                    set,
+                    object,
+                    Some(operation),
+                    user.clone(),
+                    cli,
+                );
+                ev.ok_or_else(|| {
+                    let why: Vec<String> = diags.iter().map(|d| d.message.clone()).collect();
+                    format!("the request for {shown} could not be formed: {}", why.join("; "))
+                })
+            });
+            let ev = match ev {
+                Ok(ev) => ev,
+                Err(e) => {
+                    out.push(CaseResult::setup_error(label(rule), expected.into(), e.clone()));
+                    continue;
+                }
+            };
+            let loaded = &crate::kyverno::compiled(&self.set).loaded;
+            let mut rows = Vec::new();
+            let mut rejected = None;
+            for (p, pr) in loaded.policies.iter().zip(&ev.result.policies) {
+                if p.name != name {
+                    continue;
+                }
+                if let Some(why) = &p.rejected {
+                    rejected = Some(why.clone());
+                    continue;
+                }
+                // Only policies with validate (or verifyImages) rules give a response.
+                if !p.spec.rules.iter().any(|r| r.validate.is_some() || r.has_verify_images) {
+                    continue;
+                }
+                let before = rows.len();
+                for x in &pr.rules {
+                    let named = rule.is_empty()
+                        || x.name == rule
+                        || x.name == format!("autogen-{rule}")
+                        || x.name == format!("autogen-cronjob-{rule}");
+                    if !named {
+                        continue;
+                    }
+                    let mut c = match (x.result, &x.unsupported) {
+                        (Some(got), _) => {
+                            CaseResult::new(label(&x.name), expected.into(), got.into())
+                        }
+                        (None, why) => {
+                            let mut c =
+                                CaseResult::new(label(&x.name), expected.into(), expected.into());
+                            c.status = Status::Skipped;
+                            c.actual = "not evaluated".into();
+                            c.details.push(why.clone().unwrap_or_default());
+                            c
+                        }
+                    };
+                    if !x.message.is_empty() {
+                        c.details.push(x.message.clone());
+                    }
+                    rows.push(c);
+                }
+                if rows.len() == before {
+                    // No rule response: Kyverno counts the resource as excluded, a pass.
+                    let mut c = CaseResult::new(label(rule), expected.into(), expected.into());
+                    c.actual = "excluded".into();
+                    c.details.push(format!(
+                        "no rule of {policy} reported a result for {shown}: Kyverno's CLI counts the resource as excluded, whatever the expected result"
+                    ));
+                    rows.push(c);
+                }
+            }
+            if rows.is_empty() {
+                match &rejected {
+                    // Kyverno's CLI skips a policy its validation rejects: a skip, not a failure.
+                    Some(why) => {
+                        let mut c = CaseResult::new(label(rule), expected.into(), expected.into());
+                        c.actual = "skipped: invalid policy".into();
+                        c.details.push(why.clone());
+                        rows.push(c);
+                    }
+                    None => {
+                        let mut c =
+                            CaseResult::new(label(rule), expected.into(), "not found".into());
+                        c.details.push(format!("{policy} gave no response for {shown}"));
+                        rows.push(c);
+                    }
+                }
+            }
+            if every && !names.is_empty() {
+                for c in &mut rows {
+                    c.warnings.push(format!(
+                        "none of the resources {names:?} is in the resources files: Kyverno's CLI then checks the result against every resource"
+                    ));
+                }
+            }
+            out.extend(rows);
+        }
+    }
 }

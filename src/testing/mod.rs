@@ -2,7 +2,7 @@
 //! its own tool's semantics (`docs/testing.md`):
 //!
 //! - [`kyverno`]: Kyverno CLI's `kyverno-test.yaml` (`apiVersion: cli.kyverno.io/v1alpha1`,
-//!   `kind: Test`), for ValidatingAdmissionPolicy results;
+//!   `kind: Test`), for ValidatingAdmissionPolicy and Kyverno ClusterPolicy/Policy results;
 //! - [`kaptest`]: pfnet/kaptest's test manifests (`vapTestSuites`, or v0.1's `testSuites`);
 //! - [`native`]: vap-eval's own `kind: AdmissionTest`, for what neither expresses (the exact
 //!   response message, warnings, audit annotations, oldObject and request fields), evaluated

@@ -37,7 +37,7 @@ fn test_runs_kyverno_kaptest_and_native_files_and_writes_junit() {
     let o = run(&["test", &data(""), "--junit", junit.to_str().unwrap()], None);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}\n{}", String::from_utf8_lossy(&o.stderr));
-    assert!(out.contains("15 passed, 0 failed, 0 skipped"), "{out}");
+    assert!(out.contains("23 passed, 0 failed, 0 skipped"), "{out}");
     // The shortcut warnings: no binding, matchConstraints that never select a Deployment.
     assert!(
         out.contains(
@@ -50,10 +50,79 @@ fn test_runs_kyverno_kaptest_and_native_files_and_writes_junit() {
     let doc = roxmltree::Document::parse(&xml).expect("valid XML");
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
-    assert_eq!(root.attribute("tests"), Some("15"));
+    assert_eq!(root.attribute("tests"), Some("23"));
     assert_eq!(root.attribute("failures"), Some("0"));
-    assert_eq!(doc.descendants().filter(|n| n.has_tag_name("testcase")).count(), 15);
+    assert_eq!(doc.descendants().filter(|n| n.has_tag_name("testcase")).count(), 23);
     let _ = std::fs::remove_file(junit);
+}
+
+// kyverno-test.yaml results for a CEL ClusterPolicy, checked as `kyverno test` checks them
+// (docs/kyverno-semantics.md §9; cmd/cli/kubectl-kyverno/commands/test): `rule` also names the
+// rules generated for controllers (`lookupRuleResponses`), a resource no rule reports on is
+// excluded (a pass), a policy Kyverno's validation rejects is skipped (not a failure). The
+// file mirrors test/cli/test/cel-preconditions and check-deployment-namespace-cel.
+#[test]
+fn kyverno_test_checks_cel_cluster_policy_results() {
+    let o = run(&["test", &data("kyverno-cel"), "-o", "json"], None);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let cases: Vec<(String, String, String)> = v
+        .as_array()
+        .and_then(|files| files.first())
+        .and_then(|f| f["cases"].as_array())
+        .map(|cs| {
+            cs.iter()
+                .map(|c| {
+                    let s = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+                    (s("name"), s("status"), s("actual"))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let want = [
+        ("results[0] no-latest-tag/check-image Pod/production/latest-pod", "pass", "fail"),
+        ("results[1] no-latest-tag/check-image Pod/production/pinned-pod", "pass", "pass"),
+        ("results[2] no-latest-tag/check-image Pod/production/exempt-pod", "pass", "skip"),
+        ("results[3] no-latest-tag/check-image Pod/dev/dev-pod", "pass", "excluded"),
+        (
+            "results[4] no-latest-tag/autogen-check-image Deployment/production/latest-deploy",
+            "pass",
+            "fail",
+        ),
+        (
+            "results[5] no-latest-tag/autogen-cronjob-check-image CronJob/production/pinned-cron",
+            "pass",
+            "pass",
+        ),
+        (
+            "results[6] cel-with-context/r Pod/production/pinned-pod",
+            "pass",
+            "skipped: invalid policy",
+        ),
+        ("results[7] no-latest-tag/check-image Pod/production/legacy-pod", "pass", "skip"),
+    ];
+    let got: Vec<(&str, &str, &str)> =
+        cases.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
+    assert_eq!(got, want, "{out}");
+
+    // A wrong expectation fails with the rule's status and Kyverno's message.
+    let dir = std::env::temp_dir().join(format!("vap-eval-kyverno-cel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let test = format!(
+        "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {{name: t}}\npolicies: [{:?}]\nresources: [{:?}]\nvariables: {:?}\nresults:\n- policy: no-latest-tag\n  rule: check-image\n  kind: Deployment\n  resources: [latest-deploy]\n  result: pass\n",
+        data("kyverno-cel/policy.yaml"),
+        data("kyverno-cel/resources.yaml"),
+        data("kyverno-cel/values.yaml"),
+    );
+    let file = dir.join("kyverno-test.yaml");
+    std::fs::write(&file, test).unwrap();
+    let o = run(&["test", file.to_str().unwrap()], None);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("- pass\n    + fail"), "{out}");
+    assert!(out.contains("images must not use the latest tag"), "{out}");
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]

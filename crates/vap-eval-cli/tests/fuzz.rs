@@ -82,7 +82,7 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
 fn data_files() -> BTreeMap<String, String> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let mut out = BTreeMap::new();
-    for dir in ["kyverno", "kaptest", "native", "audit"] {
+    for dir in ["kyverno", "kyverno-cel", "kaptest", "native", "audit"] {
         for e in std::fs::read_dir(root.join(dir)).unwrap() {
             let p = e.unwrap().path();
             out.insert(p.display().to_string(), std::fs::read_to_string(&p).unwrap());
