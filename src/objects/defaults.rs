@@ -327,7 +327,7 @@ fn set(w: &mut Walk, v: &mut Json, path: &str, value: Json) {
 /// the type's [`RULES`], then the defaults that need code.
 pub fn apply(w: &mut Walk, ty: &str, m: &mut Map<String, Json>) {
     let mut v = Json::Object(std::mem::take(m));
-    for (_, path, when, value, guard) in RULES.iter().filter(|r| r.0 == ty) {
+    for (_, path, when, value, guard) in rules_of(ty).iter().filter_map(|&i| RULES.get(i)) {
         if guard_holds(w, &v, guard) {
             let steps: Vec<&str> = path.split(' ').collect();
             let (mut at, mut maps) = (Vec::new(), Vec::new());
@@ -337,6 +337,27 @@ pub fn apply(w: &mut Walk, ty: &str, m: &mut Map<String, Json>) {
     coded(w, ty, &mut v);
     if let Json::Object(o) = v {
         *m = o;
+    }
+}
+
+/// The indices into [`RULES`] of `ty`'s rules, in order. The walk asks at every struct of every
+/// request; the index is built on first use.
+fn rules_of(ty: &str) -> &'static [usize] {
+    static INDEX: std::sync::OnceLock<Vec<(&str, Vec<usize>)>> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut index: Vec<(&str, Vec<usize>)> = Vec::new();
+        for (i, r) in RULES.iter().enumerate() {
+            match index.iter_mut().find(|(t, _)| *t == r.0) {
+                Some((_, list)) => list.push(i),
+                None => index.push((r.0, vec![i])),
+            }
+        }
+        index.sort_by(|a, b| a.0.cmp(b.0));
+        index
+    });
+    match index.binary_search_by(|(t, _)| (*t).cmp(ty)) {
+        Ok(i) => index.get(i).map_or(&[], |(_, list)| list.as_slice()),
+        Err(_) => &[],
     }
 }
 
