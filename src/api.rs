@@ -472,6 +472,27 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
 /// [`evaluate_with`], taking the documents: objects given as parsed values are used in place,
 /// not copied (the JS API's path).
 pub fn evaluate_owned(set: &PolicySet, docs: RequestDocuments) -> EvaluateResult {
+    evaluate_documents(set, docs, ObjectTexts::default())
+}
+
+/// The plain JSON texts ([`yaml::parse_json_object`] accepts them) of `object` and `oldObject`
+/// given as parsed values, each exactly its value's text: the JS API keeps the `JSON.stringify`
+/// text of an object it converted, and normalisation reads the values as given from it
+/// ([`crate::objects::normalize_json`]) instead of copying the object first.
+///
+/// [`yaml::parse_json_object`]: crate::admission::yaml::parse_json_object
+#[derive(Debug, Default)]
+pub struct ObjectTexts {
+    pub object: Option<String>,
+    pub old_object: Option<String>,
+}
+
+/// [`evaluate_owned`], with the texts of objects given as parsed values.
+pub fn evaluate_documents(
+    set: &PolicySet,
+    docs: RequestDocuments,
+    texts: ObjectTexts,
+) -> EvaluateResult {
     let mut diagnostics = set.diagnostics.clone();
     // The objects' texts when they took the JSON fast path (normalisation reads them).
     let mut parse = |d: Option<Document>, name: &str| match d.map(|d| d.into_value_and_json(name)) {
@@ -484,6 +505,8 @@ pub fn evaluate_owned(set: &PolicySet, docs: RequestDocuments) -> EvaluateResult
     };
     let (object, object_text) = parse(docs.object, "object");
     let (old_object, old_object_text) = parse(docs.old_object, "oldObject");
+    let object_text = object_text.or(texts.object);
+    let old_object_text = old_object_text.or(texts.old_object);
     let (request_fields, _) = parse(docs.request, "request");
     let mut input: RequestInput = match request_fields.map(serde_json::from_value::<RequestInput>) {
         Some(Ok(r)) => r,

@@ -345,14 +345,14 @@ pub fn apply(w: &mut Walk, ty: &str, m: &mut Map<String, Json>) {
 fn rules_of(ty: &str) -> &'static [usize] {
     static INDEX: std::sync::OnceLock<Vec<(&str, Vec<usize>)>> = std::sync::OnceLock::new();
     let index = INDEX.get_or_init(|| {
+        // Kept sorted by inserting in place (no sort instantiated in the wasm for this).
         let mut index: Vec<(&str, Vec<usize>)> = Vec::new();
         for (i, r) in RULES.iter().enumerate() {
-            match index.iter_mut().find(|(t, _)| *t == r.0) {
-                Some((_, list)) => list.push(i),
-                None => index.push((r.0, vec![i])),
+            match index.binary_search_by(|(t, _)| (*t).cmp(r.0)) {
+                Ok(at) => index.get_mut(at).into_iter().for_each(|(_, list)| list.push(i)),
+                Err(at) => index.insert(at, (r.0, vec![i])),
             }
         }
-        index.sort_by(|a, b| a.0.cmp(b.0));
         index
     });
     match index.binary_search_by(|(t, _)| (*t).cmp(ty)) {
