@@ -58,9 +58,16 @@ enum Step {
 /// every declared field of every struct, present or not.
 const LINEAR: usize = 16;
 
+/// Two names are the same: the length and the first byte first, inline (the code is built for
+/// size, where a string comparison is a call, and most candidates differ in length).
+#[inline(always)]
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+}
+
 fn get<'v>(m: &'v Map<String, Json>, name: &str) -> Option<&'v Json> {
     if m.len() <= LINEAR {
-        m.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
+        m.iter().find(|(k, _)| same(k, name)).map(|(_, v)| v)
     } else {
         m.get(name)
     }
@@ -68,7 +75,7 @@ fn get<'v>(m: &'v Map<String, Json>, name: &str) -> Option<&'v Json> {
 
 fn get_mut<'v>(m: &'v mut Map<String, Json>, name: &str) -> Option<&'v mut Json> {
     if m.len() <= LINEAR {
-        m.iter_mut().find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
+        m.iter_mut().find(|(k, _)| same(k, name)).map(|(_, v)| v)
     } else {
         m.get_mut(name)
     }
@@ -328,7 +335,7 @@ impl<'m> Walk<'m> {
     fn decode_struct(&mut self, m: &mut Map<String, Json>, ty: &str) {
         let Some(fields) = self.fields(ty) else { return };
         let unknown: Vec<String> =
-            m.keys().filter(|k| !fields.iter().any(|f| f.name == k.as_str())).cloned().collect();
+            m.keys().filter(|k| !fields.iter().any(|f| same(f.name, k))).cloned().collect();
         for k in unknown {
             let field = self.here(&k);
             self.diagnostics.push(diagnostics::unknown_field(&self.label, &field));
