@@ -329,9 +329,20 @@ pub fn apply(w: &mut Walk, ty: &str, m: &mut Map<String, Json>) {
     let mut v = Json::Object(std::mem::take(m));
     for (_, path, when, value, guard) in rules_of(ty).iter().filter_map(|&i| RULES.get(i)) {
         if guard_holds(w, &v, guard) {
-            let steps: Vec<&str> = path.split(' ').collect();
+            // The steps on the stack (every rule at every struct of every request).
+            let mut buf = [""; 8];
+            let mut n = 0;
+            for (slot, step) in buf.iter_mut().zip(path.split(' ')) {
+                *slot = step;
+                n += 1;
+            }
+            let long: Vec<&str> = match path.split(' ').nth(buf.len()) {
+                Some(_) => path.split(' ').collect(),
+                None => Vec::new(),
+            };
+            let steps = if long.is_empty() { buf.get(..n).unwrap_or_default() } else { &long };
             let (mut at, mut maps) = (Vec::new(), Vec::new());
-            apply_rule(w, &mut v, &steps, &mut at, &mut maps, *when, value);
+            apply_rule(w, &mut v, steps, &mut at, &mut maps, *when, value);
         }
     }
     coded(w, ty, &mut v);
