@@ -135,6 +135,7 @@ const stages = {
   parseDocumentUs: stage("stage parseDocument", () => pb.parseDocument(text), truthy),
   parseJsonUs: stage("stage parseJson", () => pb.parseJson(text), truthy),
   cloneObjectUs: stage("stage cloneObject", () => pb.cloneObject(), truthy),
+  normalizeWithCopyUs: stage("stage normalizeObject", () => pb.normalizeObject(text), truthy),
   serializeResultUs: stage("stage serializeLast", () => pb.serializeLast(), truthy),
   jsonStringifyObjectUs: stage("stage JSON.stringify(object)", () => JSON.stringify(objectJs), truthy),
 };

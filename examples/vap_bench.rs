@@ -121,6 +121,9 @@ fn main() {
     let clone = sample(runs, warmup, || {
         std::hint::black_box(object.clone());
     });
+    let normalize = sample(runs, warmup, || {
+        std::hint::black_box(pw.normalize(&object, &text));
+    });
 
     let per_expr: Vec<Json> = (0..w.len())
         .map(|i| {
@@ -149,6 +152,7 @@ fn main() {
             "parseDocumentUs": r1(ps_document),
             "serializeResultUs": r1(ps_serialize),
             "cloneObjectUs": r1(clone),
+            "normalizeWithCopyUs": r1(normalize),
         },
         "perExpr": per_expr,
     });

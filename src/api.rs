@@ -135,6 +135,24 @@ impl Document {
         }
     }
 
+    /// [`Document::into_value`], and the text when the value is its plain-JSON reading
+    /// ([`yaml::parse_json_object`]), from which [`crate::objects::normalize_json`] reads the
+    /// values as given.
+    ///
+    /// [`yaml::parse_json_object`]: crate::admission::yaml::parse_json_object
+    pub fn into_value_and_json(
+        self,
+        name: &str,
+    ) -> (Result<Option<Json>, Box<Diagnostic>>, Option<String>) {
+        match self {
+            Document::Text(t) => match crate::admission::yaml::parse_json_object(&t) {
+                Some(v) => (Ok(Some(v)), Some(t)),
+                None => (Document::parse_positioned(&t, name), None),
+            },
+            d => (d.into_value(name), None),
+        }
+    }
+
     /// A plain JSON object takes the fast path ([`yaml::parse_json_object`]); everything else,
     /// and every text with a problem, the positions loader, whose diagnostics point into `t`.
     ///
@@ -454,18 +472,42 @@ pub fn evaluate_with(set: &PolicySet, docs: &RequestDocuments) -> EvaluateResult
 /// [`evaluate_with`], taking the documents: objects given as parsed values are used in place,
 /// not copied (the JS API's path).
 pub fn evaluate_owned(set: &PolicySet, docs: RequestDocuments) -> EvaluateResult {
+    evaluate_documents(set, docs, ObjectTexts::default())
+}
+
+/// The plain JSON texts ([`yaml::parse_json_object`] accepts them) of `object` and `oldObject`
+/// given as parsed values, each exactly its value's text: the JS API keeps the `JSON.stringify`
+/// text of an object it converted, and normalisation reads the values as given from it
+/// ([`crate::objects::normalize_json`]) instead of copying the object first.
+///
+/// [`yaml::parse_json_object`]: crate::admission::yaml::parse_json_object
+#[derive(Debug, Default)]
+pub struct ObjectTexts {
+    pub object: Option<String>,
+    pub old_object: Option<String>,
+}
+
+/// [`evaluate_owned`], with the texts of objects given as parsed values.
+pub fn evaluate_documents(
+    set: &PolicySet,
+    docs: RequestDocuments,
+    texts: ObjectTexts,
+) -> EvaluateResult {
     let mut diagnostics = set.diagnostics.clone();
-    let mut parse = |d: Option<Document>, name: &str| match d.map(|d| d.into_value(name)) {
-        Some(Ok(v)) => v,
-        Some(Err(diag)) => {
+    // The objects' texts when they took the JSON fast path (normalisation reads them).
+    let mut parse = |d: Option<Document>, name: &str| match d.map(|d| d.into_value_and_json(name)) {
+        Some((Ok(v), text)) => (v, text),
+        Some((Err(diag), _)) => {
             diagnostics.push(*diag);
-            None
+            (None, None)
         }
-        None => None,
+        None => (None, None),
     };
-    let object = parse(docs.object, "object");
-    let old_object = parse(docs.old_object, "oldObject");
-    let request_fields = parse(docs.request, "request");
+    let (object, object_text) = parse(docs.object, "object");
+    let (old_object, old_object_text) = parse(docs.old_object, "oldObject");
+    let object_text = object_text.or(texts.object);
+    let old_object_text = old_object_text.or(texts.old_object);
+    let (request_fields, _) = parse(docs.request, "request");
     let mut input: RequestInput = match request_fields.map(serde_json::from_value::<RequestInput>) {
         Some(Ok(r)) => r,
         Some(Err(e)) => {
@@ -485,10 +527,16 @@ pub fn evaluate_owned(set: &PolicySet, docs: RequestDocuments) -> EvaluateResult
     }
     let mut object_changes = set.object_changes.clone();
     if set.normalize_objects {
-        for (value, label) in [(&mut input.object, "object"), (&mut input.old_object, "oldObject")]
-        {
+        for (value, text, label) in [
+            (&mut input.object, object_text.as_deref(), "object"),
+            (&mut input.old_object, old_object_text.as_deref(), "oldObject"),
+        ] {
             if let Some(v) = value.as_mut() {
-                let n = crate::objects::normalize(v, set.version, &set.manifests.crds, label);
+                let crds = &set.manifests.crds;
+                let n = match text {
+                    Some(t) => crate::objects::normalize_json(v, t, set.version, crds, label),
+                    None => crate::objects::normalize(v, set.version, crds, label),
+                };
                 object_changes.extend(n.changes);
                 diagnostics.extend(n.diagnostics);
             }

@@ -243,6 +243,14 @@ impl PolicyWorkload {
         matches!(crate::api::Document::Text(text.to_string()).parse("object"), Ok(Some(_)))
     }
 
+    /// Stage: a copy of `object` (the benchmark object as parsed from `text`) normalised as the
+    /// request path does ([`crate::objects::normalize_json`]); returns the number of changes.
+    pub fn normalize(&self, object: &Json, text: &str) -> usize {
+        let mut v = object.clone();
+        let crds = &self.set.manifests.crds;
+        crate::objects::normalize_json(&mut v, text, self.set.version, crds, "object").changes.len()
+    }
+
     /// Stage: the result serialised to JSON text (what the wasm layer hands to `JSON.parse`);
     /// returns its length.
     pub fn serialize(result: &crate::api::EvaluateResult) -> usize {

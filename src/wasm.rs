@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::admission::policy_set;
 use crate::api::{self, Document, EvaluateInput, ExpressionOptions, Manifests, PolicySetOptions};
-use crate::api::{JsDiagnostic, RequestDocuments};
+use crate::api::{JsDiagnostic, ObjectTexts, RequestDocuments};
 use crate::diagnostic::{Diagnostic, SourceRef};
 #[cfg(feature = "editor")]
 use crate::editor;
@@ -252,9 +252,9 @@ impl JsPolicySet {
         #[wasm_bindgen(unchecked_param_type = "RequestDocuments")] request: JsValue,
     ) -> Result<JsValue, JsError> {
         panic_hook();
-        let docs = request_documents("PolicySet.evaluate(request)", &request)?;
+        let (docs, texts) = request_documents("PolicySet.evaluate(request)", &request)?;
         let sources = texts_of(&docs);
-        let result = api::evaluate_owned(&self.set, docs);
+        let result = api::evaluate_documents(&self.set, docs, texts);
         with_diagnostics(&result, &result.diagnostics, &|s| text_of(s, &self.set.text, &sources))
     }
 
@@ -312,14 +312,18 @@ fn texts_of(docs: &RequestDocuments) -> RequestDocuments {
 /// whole argument being stringified, parsed and then copied into the documents (the user path's
 /// cost, bench/README.md). Anything else, and any property that does not convert, takes the
 /// general path, which gives the same result or the same error.
-fn request_documents(what: &str, value: &JsValue) -> Result<RequestDocuments, JsError> {
+/// An object's `JSON.stringify` text is kept when it is plain JSON ([`ObjectTexts`]).
+fn request_documents(
+    what: &str,
+    value: &JsValue,
+) -> Result<(RequestDocuments, ObjectTexts), JsError> {
     match request_documents_fast(value) {
         Some(docs) => Ok(docs),
-        None => input_arg(what, value),
+        None => Ok((input_arg(what, value)?, ObjectTexts::default())),
     }
 }
 
-fn request_documents_fast(value: &JsValue) -> Option<RequestDocuments> {
+fn request_documents_fast(value: &JsValue) -> Option<(RequestDocuments, ObjectTexts)> {
     let object = value.dyn_ref::<js_sys::Object>()?;
     // Plain objects only (prototype Object.prototype, whose own prototype is null, or none):
     // no array, function or class instance, whose `toJSON` would count.
@@ -331,11 +335,12 @@ fn request_documents_fast(value: &JsValue) -> Option<RequestDocuments> {
         return None;
     }
     let mut docs = RequestDocuments::default();
+    let mut texts = ObjectTexts::default();
     for key in js_sys::Object::keys(object).iter() {
-        let slot = match key.as_string()?.as_str() {
-            "object" => &mut docs.object,
-            "oldObject" => &mut docs.old_object,
-            "request" => &mut docs.request,
+        let (slot, text) = match key.as_string()?.as_str() {
+            "object" => (&mut docs.object, Some(&mut texts.object)),
+            "oldObject" => (&mut docs.old_object, Some(&mut texts.old_object)),
+            "request" => (&mut docs.request, None),
             _ => return None,
         };
         let v = js_sys::Reflect::get(value, &key).ok()?;
@@ -346,15 +351,31 @@ fn request_documents_fast(value: &JsValue) -> Option<RequestDocuments> {
         } else if let Some(text) = large_string(&v) {
             Some(Document::Text(text))
         } else if v.is_object() && !Array::is_array(&v) && !v.is_function() {
-            match js_to_json("", &v).ok()? {
-                json @ Json::Object(_) => Some(Document::Object(json)),
+            match js_object_json(&v)? {
+                (json @ Json::Object(_), plain) => {
+                    if let Some(t) = text {
+                        *t = plain;
+                    }
+                    Some(Document::Object(json))
+                }
                 _ => return None,
             }
         } else {
             return None;
         };
     }
-    Some(docs)
+    Some((docs, texts))
+}
+
+/// A JS object as JSON ([`js_to_json`]), with its `JSON.stringify` text when that is plain
+/// JSON (the request fast path's reading, the same value); `None` when it does not convert.
+fn js_object_json(value: &JsValue) -> Option<(Json, Option<String>)> {
+    let text = JSON::stringify(value).ok()?;
+    let text = large_string(&text)?;
+    match crate::admission::yaml::parse_json_object(&text) {
+        Some(json) => Some((json, Some(text))),
+        None => Some((text.parse::<Json>().ok()?, None)),
+    }
 }
 
 fn js_diagnostics(

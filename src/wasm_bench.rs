@@ -153,6 +153,13 @@ impl PolicyBench {
         crate::bench::parse_json(text).is_ok()
     }
 
+    /// A copy of the parsed object normalised (`objects::normalize_json` with `text`, the
+    /// object's text); the number of changes.
+    #[wasm_bindgen(js_name = normalizeObject)]
+    pub fn normalize_object(&self, text: &str) -> u32 {
+        self.workload.normalize(&self.object, text) as u32
+    }
+
     /// A deep copy of the parsed object.
     #[wasm_bindgen(js_name = cloneObject)]
     pub fn clone_object(&self) -> bool {

@@ -237,6 +237,116 @@ pub fn parse_json_object(text: &str) -> Option<Value> {
     (int_members(&value)? == members).then_some(value)
 }
 
+/// The value at `path` in `text`, a text [`parse_json_object`] accepted, read without parsing
+/// the rest: the members and elements before it are skipped over, and only the value found is
+/// parsed. What [`crate::objects`] needs to report a change's value as given, instead of
+/// copying the whole parsed object before normalising it. `None` when the path does not exist
+/// (as a lookup in the parsed value: a key of an object, an index of a list).
+pub fn json_value_at(text: &str, path: &[crate::objects::Seg]) -> Option<Value> {
+    use crate::objects::Seg;
+    let b = text.as_bytes();
+    let mut i = skip_ws(b, 0);
+    for seg in path {
+        match (seg, b.get(i)?) {
+            (Seg::Key(k), b'{') => {
+                i = skip_ws(b, i + 1);
+                loop {
+                    if *b.get(i)? != b'"' {
+                        return None; // `}`: not there
+                    }
+                    let end = skip_string(b, i)?;
+                    let raw = text.get(i..end)?;
+                    let found = match raw.get(1..raw.len() - 1) {
+                        Some(plain) if !plain.contains('\\') => plain == k,
+                        _ => raw.parse::<Value>().ok()?.as_str() == Some(k.as_str()),
+                    };
+                    // `:` and the value.
+                    i = skip_ws(b, skip_ws(b, end) + 1);
+                    if found {
+                        break;
+                    }
+                    i = skip_ws(b, skip_value(b, i)?);
+                    if *b.get(i)? == b',' {
+                        i = skip_ws(b, i + 1);
+                    }
+                }
+            }
+            (Seg::Index(n), b'[') => {
+                i = skip_ws(b, i + 1);
+                if *b.get(i)? == b']' {
+                    return None;
+                }
+                for _ in 0..*n {
+                    i = skip_ws(b, skip_value(b, i)?);
+                    if *b.get(i)? != b',' {
+                        return None;
+                    }
+                    i = skip_ws(b, i + 1);
+                }
+            }
+            _ => return None,
+        }
+    }
+    let end = skip_value(b, i)?;
+    text.get(i..end)?.parse().ok()
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The end of the string starting at `i` (its opening quote).
+fn skip_string(b: &[u8], mut i: usize) -> Option<usize> {
+    i += 1;
+    loop {
+        match b.get(i)? {
+            b'"' => return Some(i + 1),
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+}
+
+/// The end of the JSON value starting at `i`.
+fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i)? {
+        b'"' => skip_string(b, i),
+        b'{' | b'[' => {
+            let (mut j, mut depth) = (i, 0usize);
+            loop {
+                match b.get(j)? {
+                    b'"' => {
+                        j = skip_string(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let mut j = i;
+            while !matches!(
+                b.get(j),
+                None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            ) {
+                j += 1;
+            }
+            Some(j)
+        }
+    }
+}
+
 /// The number of object members in a JSON text: its `:` outside strings. `None` when a string
 /// is not closed.
 fn json_members(text: &str) -> Option<usize> {
@@ -810,6 +920,65 @@ fn go_parse_uint(s: &str) -> Option<u64> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `json_value_at` reads what a lookup in the parsed value finds, at every path of a
+    /// document (escaped keys and strings, brackets inside strings, nested lists, JSON's
+    /// whitespace), and nothing where the parsed value has nothing.
+    #[test]
+    fn json_value_at_agrees_with_the_parsed_value() {
+        use crate::objects::Seg;
+        let text = "{ \"a\" : {\"x\":[1, [2,{\"k\":\"v]}\"}], {\"y\":null}],\"b\\\"q\":\"s\\\"}{\"},\t\r\n\"e\":{},\"l\":[],\"n\":-12,\"t\":true,\"é\":\"\\u00e9\"}";
+        let value = parse_json_object(text).expect("plain JSON");
+        fn paths(v: &Value, at: &mut Vec<Seg>, out: &mut Vec<Vec<Seg>>) {
+            out.push(at.clone());
+            match v {
+                Value::Object(m) => {
+                    for (k, x) in m {
+                        at.push(Seg::Key(k.clone()));
+                        paths(x, at, out);
+                        at.pop();
+                    }
+                    at.push(Seg::Key("missing".into()));
+                    out.push(at.clone());
+                    at.pop();
+                }
+                Value::Array(a) => {
+                    for (i, x) in a.iter().enumerate() {
+                        at.push(Seg::Index(i));
+                        paths(x, at, out);
+                        at.pop();
+                    }
+                    at.push(Seg::Index(a.len()));
+                    out.push(at.clone());
+                    at.pop();
+                }
+                _ => {
+                    at.push(Seg::Key("x".into()));
+                    out.push(at.clone());
+                    at.pop();
+                    at.push(Seg::Index(0));
+                    out.push(at.clone());
+                    at.pop();
+                }
+            }
+        }
+        let mut all = Vec::new();
+        paths(&value, &mut Vec::new(), &mut all);
+        assert!(all.len() > 20, "{} paths", all.len());
+        for path in &all {
+            let mut want = Some(&value);
+            for s in path {
+                want = match (s, want) {
+                    (Seg::Key(k), Some(Value::Object(m))) => m.get(k),
+                    (Seg::Index(i), Some(Value::Array(a))) => a.get(*i),
+                    _ => None,
+                };
+            }
+            assert_eq!(json_value_at(text, path).as_ref(), want, "{path:?}");
+        }
+        let escaped = [Seg::Key("a".into()), Seg::Key("b\"q".into())];
+        assert_eq!(json_value_at(text, &escaped), Some(json!("s\"}{")));
+    }
 
     #[test]
     fn yaml11_scalars_as_kubectl_sends_them() {

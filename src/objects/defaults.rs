@@ -390,16 +390,48 @@ fn set_when(w: &mut Walk, v: &mut Json, path: &str, value: Json, when: u8) {
 /// the type's [`RULES`], then the defaults that need code.
 pub fn apply(w: &mut Walk, ty: &str, m: &mut Map<String, Json>) {
     let mut v = Json::Object(std::mem::take(m));
-    for (_, path, when, value, guard) in RULES.iter().filter(|r| r.0 == ty) {
+    for (_, path, when, value, guard) in rules_of(ty).iter().filter_map(|&i| RULES.get(i)) {
         if guard_holds(w, &v, guard) {
-            let steps: Vec<&str> = path.split(' ').collect();
+            // The steps on the stack (every rule at every struct of every request).
+            let mut buf = [""; 8];
+            let mut n = 0;
+            for (slot, step) in buf.iter_mut().zip(path.split(' ')) {
+                *slot = step;
+                n += 1;
+            }
+            let long: Vec<&str> = match path.split(' ').nth(buf.len()) {
+                Some(_) => path.split(' ').collect(),
+                None => Vec::new(),
+            };
+            let steps = if long.is_empty() { buf.get(..n).unwrap_or_default() } else { &long };
             let (mut at, mut maps) = (Vec::new(), Vec::new());
-            apply_rule(w, &mut v, &steps, &mut at, &mut maps, *when, value);
+            apply_rule(w, &mut v, steps, &mut at, &mut maps, *when, value);
         }
     }
     coded(w, ty, &mut v);
     if let Json::Object(o) = v {
         *m = o;
+    }
+}
+
+/// The indices into [`RULES`] of `ty`'s rules, in order. The walk asks at every struct of every
+/// request; the index is built on first use.
+fn rules_of(ty: &str) -> &'static [usize] {
+    static INDEX: std::sync::OnceLock<Vec<(&str, Vec<usize>)>> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        // Kept sorted by inserting in place (no sort instantiated in the wasm for this).
+        let mut index: Vec<(&str, Vec<usize>)> = Vec::new();
+        for (i, r) in RULES.iter().enumerate() {
+            match index.binary_search_by(|(t, _)| (*t).cmp(r.0)) {
+                Ok(at) => index.get_mut(at).into_iter().for_each(|(_, list)| list.push(i)),
+                Err(at) => index.insert(at, (r.0, vec![i])),
+            }
+        }
+        index
+    });
+    match index.binary_search_by(|(t, _)| (*t).cmp(ty)) {
+        Ok(i) => index.get(i).map_or(&[], |(_, list)| list.as_slice()),
+        Err(_) => &[],
     }
 }
 

@@ -30,10 +30,59 @@ pub struct Walk<'m> {
     pub model: &'m Model,
     pub version: KubeVersion,
     label: String,
-    path: Vec<Seg>,
-    map_keys: Vec<bool>,
+    /// The current path. A struct field's name is the model's `&'static str`: entering one
+    /// allocates nothing (the walk enters every field of every struct, three times, on every
+    /// request); the path becomes [`Seg`]s only when a change or diagnostic is recorded.
+    path: Vec<Step>,
+    /// [`Model::fields`] by the address of the type name (a slice of the model's static
+    /// text, the same for every use of one field's shape): the walk asks at every struct,
+    /// three times, and bisecting the type names costs more than the rest of a small struct.
+    fields_cache: Vec<(usize, usize, Option<&'m [Field]>)>,
     pub events: Vec<Event>,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Entries of [`Walk`]'s `fields_cache` (direct-mapped).
+const FIELDS_CACHE: usize = 128;
+
+/// A step of [`Walk`]'s current path.
+enum Step {
+    Field(&'static str),
+    /// A key of a Go map (rendered in brackets).
+    MapKey(String),
+    Index(usize),
+}
+
+/// Struct fields are looked up by name in objects that rarely hold more than a dozen keys:
+/// compared in place (mostly a length check) rather than hashed (SipHash) — the walk looks up
+/// every declared field of every struct, present or not.
+const LINEAR: usize = 16;
+
+/// Two names are the same: the length and the first byte first, inline (the code is built for
+/// size, where a string comparison is a call, and most candidates differ in length).
+#[inline(always)]
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+}
+
+fn get<'v>(m: &'v Map<String, Json>, name: &str) -> Option<&'v Json> {
+    if m.len() <= LINEAR {
+        m.iter().find(|(k, _)| same(k, name)).map(|(_, v)| v)
+    } else {
+        m.get(name)
+    }
+}
+
+fn get_mut<'v>(m: &'v mut Map<String, Json>, name: &str) -> Option<&'v mut Json> {
+    if m.len() <= LINEAR {
+        m.iter_mut().find(|(k, _)| same(k, name)).map(|(_, v)| v)
+    } else {
+        m.get_mut(name)
+    }
+}
+
+fn contains(m: &Map<String, Json>, name: &str) -> bool {
+    get(m, name).is_some()
 }
 
 /// The zero value of a non-pointer shape as the converter writes it.
@@ -94,16 +143,33 @@ impl<'m> Walk<'m> {
             version,
             label: label.to_string(),
             path: Vec::new(),
-            map_keys: Vec::new(),
+            fields_cache: vec![(0, 0, None); FIELDS_CACHE],
             events: Vec::new(),
             diagnostics: Vec::new(),
         }
     }
 
+    /// The current path as [`Seg`]s and which of them are map keys.
+    fn segs(&self) -> (Vec<Seg>, Vec<bool>) {
+        self.path
+            .iter()
+            .map(|s| match s {
+                Step::Field(k) => (Seg::Key(k.to_string()), false),
+                Step::MapKey(k) => (Seg::Key(k.clone()), true),
+                Step::Index(i) => (Seg::Index(*i), false),
+            })
+            .unzip()
+    }
+
+    /// The current path, rendered.
+    fn rendered(&self) -> String {
+        let (p, m) = self.segs();
+        super::render_path(&p, &m)
+    }
+
     /// Record a change at the current path plus `key` (`None`: the current path).
     pub fn event(&mut self, key: Option<&str>, reason: ChangeReason) {
-        let mut path = self.path.clone();
-        let mut map_keys = self.map_keys.clone();
+        let (mut path, mut map_keys) = self.segs();
         if let Some(k) = key {
             path.push(Seg::Key(k.to_string()));
             map_keys.push(false);
@@ -114,8 +180,7 @@ impl<'m> Walk<'m> {
     /// Record a change at the current path plus `rel` (keys of structs or maps, list indices;
     /// `map` marks which keys are map keys).
     pub fn event_rel(&mut self, rel: &[Seg], map: &[bool], reason: ChangeReason) {
-        let mut path = self.path.clone();
-        let mut map_keys = self.map_keys.clone();
+        let (mut path, mut map_keys) = self.segs();
         for (i, s) in rel.iter().enumerate() {
             path.push(s.clone());
             map_keys.push(map.get(i).copied().unwrap_or(false));
@@ -131,25 +196,41 @@ impl<'m> Walk<'m> {
 
     /// The current path, rendered.
     pub fn here(&self, key: &str) -> String {
-        let mut p = self.path.clone();
-        let mut m = self.map_keys.clone();
+        let (mut p, mut m) = self.segs();
         p.push(Seg::Key(key.to_string()));
         m.push(false);
         super::render_path(&p, &m)
     }
 
-    fn enter(&mut self, seg: Seg, map_key: bool) {
-        self.path.push(seg);
-        self.map_keys.push(map_key);
+    /// The fields of struct type `ty` ([`Model::fields`], cached).
+    fn fields(&mut self, ty: &str) -> Option<&'m [Field]> {
+        let key = (ty.as_ptr() as usize, ty.len());
+        let slot = (key.0 >> 2 ^ key.1) % FIELDS_CACHE;
+        match self.fields_cache.get(slot) {
+            Some(&(p, n, fields)) if (p, n) == key => fields,
+            _ => {
+                let fields = self.model.fields(ty);
+                if let Some(e) = self.fields_cache.get_mut(slot) {
+                    *e = (key.0, key.1, fields);
+                }
+                fields
+            }
+        }
+    }
+
+    fn enter(&mut self, step: Step) {
+        self.path.push(step);
     }
     fn leave(&mut self) {
         self.path.pop();
-        self.map_keys.pop();
     }
 
     /// Normalise a whole object of root type `root`.
     pub fn object(&mut self, v: &mut Json, root: &str) {
         let shape = format!("@{root}");
+        // `shape` is the one type name not in the model's text: its address could be another
+        // name's in a later call.
+        self.fields_cache.iter_mut().for_each(|e| *e = (0, 0, None));
         self.decode(v, &shape);
         self.default(v, &shape);
         self.encode(v, &shape);
@@ -164,7 +245,7 @@ impl<'m> Walk<'m> {
             (b'*', _) => self.decode(v, rest),
             (b'[', Json::Array(items)) => {
                 for (i, item) in items.iter_mut().enumerate() {
-                    self.enter(Seg::Index(i), false);
+                    self.enter(Step::Index(i));
                     if item.is_null() && !rest.starts_with('*') {
                         *item = zero(rest);
                     }
@@ -174,7 +255,7 @@ impl<'m> Walk<'m> {
             }
             (b'{', Json::Object(m)) => {
                 for (k, item) in m.iter_mut() {
-                    self.enter(Seg::Key(k.clone()), true);
+                    self.enter(Step::MapKey(k.clone()));
                     if item.is_null() && !rest.starts_with('*') {
                         *item = zero(rest);
                     }
@@ -218,7 +299,7 @@ impl<'m> Walk<'m> {
                         }
                     }
                     Err(e) => {
-                        let field = super::render_path(&self.path, &self.map_keys);
+                        let field = self.rendered();
                         self.diagnostics.push(diagnostics::bad_value(&self.label, &field, &e));
                     }
                 }
@@ -231,7 +312,7 @@ impl<'m> Walk<'m> {
                     }
                 }
                 None => {
-                    let field = super::render_path(&self.path, &self.map_keys);
+                    let field = self.rendered();
                     let msg = format!("parsing time {}: not RFC 3339", Json::from(s.as_str()));
                     self.diagnostics.push(diagnostics::bad_value(&self.label, &field, &msg));
                 }
@@ -253,15 +334,14 @@ impl<'m> Walk<'m> {
             Some(b'x') => "integer or string",
             _ => "value",
         };
-        let field = super::render_path(&self.path, &self.map_keys);
+        let field = self.rendered();
         self.diagnostics.push(diagnostics::wrong_type(&self.label, &field, json_type(v), go));
     }
 
     fn decode_struct(&mut self, m: &mut Map<String, Json>, ty: &str) {
-        let model = self.model;
-        let Some(fields) = model.fields(ty) else { return };
+        let Some(fields) = self.fields(ty) else { return };
         let unknown: Vec<String> =
-            m.keys().filter(|k| !fields.iter().any(|f| f.name == k.as_str())).cloned().collect();
+            m.keys().filter(|k| !fields.iter().any(|f| same(f.name, k))).cloned().collect();
         for k in unknown {
             let field = self.here(&k);
             self.diagnostics.push(diagnostics::unknown_field(&self.label, &field));
@@ -269,12 +349,12 @@ impl<'m> Walk<'m> {
             m.remove(&k);
         }
         for f in fields {
-            let Some(v) = m.get_mut(f.name) else { continue };
+            let Some(v) = get_mut(m, f.name) else { continue };
             if v.is_null() {
                 m.remove(f.name);
                 continue;
             }
-            self.enter(Seg::Key(f.name.to_string()), false);
+            self.enter(Step::Field(f.name));
             self.decode(v, f.shape);
             self.leave();
         }
@@ -289,22 +369,21 @@ impl<'m> Walk<'m> {
             (b'*', v) => self.default(v, rest),
             (b'[', Json::Array(items)) => {
                 for (i, item) in items.iter_mut().enumerate() {
-                    self.enter(Seg::Index(i), false);
+                    self.enter(Step::Index(i));
                     self.default(item, rest);
                     self.leave();
                 }
             }
             (b'{', Json::Object(m)) => {
                 for (k, item) in m.iter_mut() {
-                    self.enter(Seg::Key(k.clone()), true);
+                    self.enter(Step::MapKey(k.clone()));
                     self.default(item, rest);
                     self.leave();
                 }
             }
             (b'@', Json::Object(m)) => {
                 super::defaults::apply(self, rest, m);
-                let model = self.model;
-                let Some(fields) = model.fields(rest) else { return };
+                let Some(fields) = self.fields(rest) else { return };
                 for f in fields {
                     if let Some(d) = f.default {
                         if self.unset(m, f) {
@@ -315,9 +394,9 @@ impl<'m> Walk<'m> {
                         }
                     }
                     // Non-pointer structs exist in Go even when absent: their defaults apply.
-                    if f.shape.starts_with('@') && !m.contains_key(f.name) {
+                    if f.shape.starts_with('@') && !contains(m, f.name) {
                         let mut probe = Json::Object(Map::new());
-                        self.enter(Seg::Key(f.name.to_string()), false);
+                        self.enter(Step::Field(f.name));
                         self.default(&mut probe, f.shape);
                         self.leave();
                         if probe.as_object().is_some_and(|o| !o.is_empty()) {
@@ -325,8 +404,8 @@ impl<'m> Walk<'m> {
                         }
                         continue;
                     }
-                    let Some(child) = m.get_mut(f.name) else { continue };
-                    self.enter(Seg::Key(f.name.to_string()), false);
+                    let Some(child) = get_mut(m, f.name) else { continue };
+                    self.enter(Step::Field(f.name));
                     self.default(child, f.shape);
                     self.leave();
                 }
@@ -337,7 +416,7 @@ impl<'m> Walk<'m> {
 
     /// The Go field is nil (pointer, slice, map) or holds its zero value (scalar).
     fn unset(&self, m: &Map<String, Json>, f: &Field) -> bool {
-        match m.get(f.name) {
+        match get(m, f.name) {
             None => true,
             Some(v) if !f.shape.starts_with(['*', '[', '{']) => is_empty(v, f.shape),
             Some(_) => false,
@@ -353,14 +432,14 @@ impl<'m> Walk<'m> {
             (b'*', v) => self.encode(v, rest),
             (b'[', Json::Array(items)) => {
                 for (i, item) in items.iter_mut().enumerate() {
-                    self.enter(Seg::Index(i), false);
+                    self.enter(Step::Index(i));
                     self.encode(item, rest);
                     self.leave();
                 }
             }
             (b'{', Json::Object(m)) => {
                 for (k, item) in m.iter_mut() {
-                    self.enter(Seg::Key(k.clone()), true);
+                    self.enter(Step::MapKey(k.clone()));
                     self.encode(item, rest);
                     self.leave();
                 }
@@ -371,11 +450,10 @@ impl<'m> Walk<'m> {
     }
 
     fn encode_struct(&mut self, m: &mut Map<String, Json>, ty: &str) {
-        let model = self.model;
-        let Some(fields) = model.fields(ty) else { return };
+        let Some(fields) = self.fields(ty) else { return };
         for f in fields {
             let first = f.shape.as_bytes().first().copied().unwrap_or(b'r');
-            match (first, m.contains_key(f.name)) {
+            match (first, contains(m, f.name)) {
                 // Nil pointer, slice or map.
                 (b'*' | b'[' | b'{' | b'y', false) => {
                     if !f.omitempty {
@@ -403,21 +481,21 @@ impl<'m> Walk<'m> {
                     m.insert(f.name.to_string(), zero(f.shape));
                     self.event(Some(f.name), ChangeReason::ZeroValue);
                     if first == b'@' {
-                        if let Some(child) = m.get_mut(f.name) {
-                            self.enter(Seg::Key(f.name.to_string()), false);
+                        if let Some(child) = get_mut(m, f.name) {
+                            self.enter(Step::Field(f.name));
                             self.encode(child, f.shape);
                             self.leave();
                         }
                     }
                 }
                 (_, true) => {
-                    let Some(child) = m.get_mut(f.name) else { continue };
+                    let Some(child) = get_mut(m, f.name) else { continue };
                     if f.omitempty && !f.shape.starts_with('*') && is_empty(child, f.shape) {
                         m.remove(f.name);
                         self.event(Some(f.name), ChangeReason::DroppedZeroValue);
                         continue;
                     }
-                    self.enter(Seg::Key(f.name.to_string()), false);
+                    self.enter(Step::Field(f.name));
                     self.encode(child, f.shape);
                     self.leave();
                 }

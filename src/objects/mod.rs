@@ -140,6 +140,16 @@ pub fn changes(
     result: &Json,
     events: &[Event],
 ) -> Vec<ObjectChange> {
+    changes_with(object, &|p| lookup(original, p).cloned(), result, events)
+}
+
+/// [`changes`], the values as given read by `original`.
+fn changes_with(
+    object: &str,
+    original: &dyn Fn(&[Seg]) -> Option<Json>,
+    result: &Json,
+    events: &[Event],
+) -> Vec<ObjectChange> {
     let mut out: Vec<ObjectChange> = Vec::new();
     let mut seen: Vec<&[Seg]> = Vec::new();
     for (i, e) in events.iter().enumerate() {
@@ -167,7 +177,7 @@ pub fn changes(
         if seen.contains(&e.path.as_slice()) {
             continue;
         }
-        let before = lookup(original, &e.path).cloned();
+        let before = original(&e.path);
         let after = lookup(result, &e.path).cloned();
         if before == after {
             continue;
@@ -201,6 +211,29 @@ pub struct Normalized {
 /// for `version`. `label` names the object in changes and diagnostics (`object`, `oldObject`,
 /// `ConfigMap default/params`). `crds` are the supplied CustomResourceDefinitions.
 pub fn normalize(value: &mut Json, version: KubeVersion, crds: &[Json], label: &str) -> Normalized {
+    normalize_with(value, None, version, crds, label)
+}
+
+/// [`normalize`] of the value of `text`, a JSON text the request fast path parsed
+/// ([`crate::admission::yaml::parse_json_object`]): the values as given are read from the text
+/// when a change is reported, instead of from a copy of the whole object taken before.
+pub fn normalize_json(
+    value: &mut Json,
+    text: &str,
+    version: KubeVersion,
+    crds: &[Json],
+    label: &str,
+) -> Normalized {
+    normalize_with(value, Some(text), version, crds, label)
+}
+
+fn normalize_with(
+    value: &mut Json,
+    text: Option<&str>,
+    version: KubeVersion,
+    crds: &[Json],
+    label: &str,
+) -> Normalized {
     let (Some(api_version), Some(kind)) = (
         value.get("apiVersion").and_then(Json::as_str).map(str::to_string),
         value.get("kind").and_then(Json::as_str).map(str::to_string),
@@ -208,7 +241,7 @@ pub fn normalize(value: &mut Json, version: KubeVersion, crds: &[Json], label: &
         return Normalized::default();
     };
     let (group, ver) = api_version.split_once('/').unwrap_or(("", &api_version));
-    let original = value.clone();
+    let original = if text.is_some() { Json::Null } else { value.clone() };
     let model = model::model(version);
     let mut walk = if let Some(root) = model.kind(group, ver, &kind) {
         let mut w = gojson::Walk::new(&model, version, label);
@@ -222,7 +255,15 @@ pub fn normalize(value: &mut Json, version: KubeVersion, crds: &[Json], label: &
         return Normalized::default();
     };
     Normalized {
-        changes: changes(label, &original, value, &walk.0),
+        changes: match text {
+            Some(t) => changes_with(
+                label,
+                &|p| crate::admission::yaml::json_value_at(t, p),
+                value,
+                &walk.0,
+            ),
+            None => changes(label, &original, value, &walk.0),
+        },
         diagnostics: std::mem::take(&mut walk.1),
         modelled: true,
     }
