@@ -614,7 +614,7 @@ test('cel.js: the package\'s completions become CodeMirror\'s (type, detail, doc
       { label: 'replicas', kind: 'field', detail: 'int', documentation: 'Number of desired pods.' },
       { label: 'size', kind: 'method', detail: 'size(list) -> int\nsize(map) -> int', documentation: '' },
       { label: 'all', kind: 'macro', detail: 'list.all(x, p) -> bool', documentation: '' },
-      { label: 'replicas', kind: 'key', detail: 'number', documentation: '' },
+      { label: 'tier', kind: 'key', detail: 'string', documentation: '' },
     ],
   };
   const r = packageCompletions(got, 13, 40);
@@ -622,6 +622,7 @@ test('cel.js: the package\'s completions become CodeMirror\'s (type, detail, doc
     { label: 'replicas', type: 'property', detail: 'int', info: 'Number of desired pods.' },
     { label: 'size', type: 'method', detail: 'size(list) -> int', info: 'size(list) -> int\nsize(map) -> int' },
     { label: 'all', type: 'keyword', detail: 'list.all(x, p) -> bool' },
+    { label: 'tier', type: 'property', detail: 'string' },
   ]);
   assert.equal(r.from, 12);
   assert.equal(r.to, 15, 'the rest of the word at the cursor is replaced');

@@ -359,8 +359,7 @@ const ITEM_TYPES = { variable: 'variable', field: 'property', key: 'property', m
 /**
  * The package's completions as CodeMirror's, or null when it has none. `got`:
  * {from, to, items: [{label, kind, detail, documentation}]} (UTF-16 offsets in the document).
- * A key of the supplied object that is also a schema field appears once, as the field. A
- * multi-line detail (a function's signatures) shows its first line; all of it, and the
+ * One option per item (the package gives one item per label). A multi-line detail (a function's signatures) shows its first line; all of it, and the
  * field's description, go to the info panel — as text (CodeMirror sets a string info as a
  * text node).
  */
@@ -368,13 +367,9 @@ export function packageCompletions(got, pos, docLength) {
   const items = Array.isArray(got?.items) ? got.items : [];
   if (items.length === 0 || !(got.from >= 0 && got.from <= pos)) return null;
   const options = [];
-  const seen = new Set();
+  // One item per label already (the package keeps a schema field over the same key of the object).
   for (const it of items) {
     const type = ITEM_TYPES[it.kind] ?? 'text';
-    // A schema field and the same key of the supplied object are one entry: the field's (typed, described).
-    const key = `${type}\u0000${it.label}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
     const detail = String(it.detail ?? '');
     const lines = detail.split('\n');
     const info = [lines.length > 1 ? detail : '', it.documentation ?? ''].filter(Boolean).join('\n\n');
