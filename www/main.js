@@ -1,7 +1,7 @@
 // Wires the page: editors <-> state (URL hash), the wasm package, and the rendered results.
 // Logic lives in state.js, render.js and diagnostics.js (unit-tested in tests/node/www.test.mjs).
 
-import { decodeState, encodeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, compareVersions, debounce, routeFile, exampleCases, exampleSource } from './state.js';
+import { decodeState, encodeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, compareVersions, debounce, routeFile, exampleCases, exampleSource, objectKindOf } from './state.js';
 import { renderResult, renderExpressionResult, renderNotice, toDom, toPlain } from './render.js';
 import { locateDiagnostic, positionAt, locateExpression, findDocument } from './diagnostics.js';
 // Imported statically: the page's code (app.js, render-blocking) runs only once the package's glue
@@ -309,33 +309,57 @@ async function loadDescriptionsFor(version, worker) {
 }
 
 /**
- * `complete` or `hover` of the package at UTF-16 offset `position` of `manifests` (the editor's
- * text, the other inputs as in the editors). Resolves to the plain result, or null (superseded
- * by a newer request, timed out, or failed: the editor falls back to its own table).
+ * `fn` of the package (complete, hover, completeExpression, hoverExpression) with `args`,
+ * typed for Kubernetes `version`. Resolves to the plain result, {superseded: true} (a newer
+ * request replaced it: its answer follows), or null (timed out or failed: the editor falls back
+ * to its own table).
  */
-async function editorCall(fn, manifests, position) {
+async function editorCall(fn, args, version) {
   if (!pkg) return null;
-  const [input] = evaluateArgs({ ...state, manifests }, versions);
   const worker = await startEditorWorker();
   // The first request waits for the descriptions a while (they are fetched now), not for long:
   // on a slow network it is answered without them, the next ones have them.
-  await Promise.race([loadDescriptionsFor(input.kubernetesVersion, worker), new Promise((resolve) => setTimeout(resolve, 1500))]);
+  await Promise.race([loadDescriptionsFor(version, worker), new Promise((resolve) => setTimeout(resolve, 1500))]);
   if (worker && !worker.broken) {
-    const out = await worker.run(fn, [input, position]);
+    const out = await worker.run(fn, args);
+    if (out.superseded) return { superseded: true };
     if (!out.broken) return out.value ? toPlain(out.value) : null;
   }
-  await loadDescriptionsFor(input.kubernetesVersion, null);
+  await loadDescriptionsFor(version, null);
   try {
-    return typeof pkg[fn] === 'function' ? toPlain(pkg[fn](input, position)) : null;
+    return typeof pkg[fn] === 'function' ? toPlain(pkg[fn](...args)) : null;
   } catch {
     return null;
   }
 }
 
+/** `complete` or `hover` at UTF-16 offset `position` of `manifests` (the editor's text, the other inputs as in the editors). */
+function manifestsCall(fn, manifests, position) {
+  const [input] = evaluateArgs({ ...state, manifests }, versions);
+  return editorCall(fn, [input, position], input.kubernetesVersion);
+}
+
+/**
+ * `completeExpression` or `hoverExpression` at `position` of the scratchpad's `expression`, with
+ * its variables and options as evaluated, `object` typed by the Object editor's apiVersion/kind.
+ */
+function expressionCall(fn, expression, position) {
+  const current = { ...state, ...texts(), expression };
+  const [, variables, options] = expressionArgs(current, versions);
+  const objectKind = objectKindOf(current.object);
+  return editorCall(fn, [expression, position, variables, objectKind ? { ...options, objectKind } : options], options.kubernetesVersion);
+}
+
 /** What the Manifests editor asks (www/editor/index.js `intel`). */
 const manifestsIntel = {
-  complete: (text, position) => editorCall('complete', text, position),
-  hover: (text, position) => editorCall('hover', text, position),
+  complete: (text, position) => manifestsCall('complete', text, position),
+  hover: (text, position) => manifestsCall('hover', text, position),
+};
+
+/** What the scratchpad's expression editor asks. */
+const expressionIntel = {
+  complete: (text, position) => expressionCall('completeExpression', text, position),
+  hover: (text, position) => expressionCall('hoverExpression', text, position),
 };
 
 function timeoutNotice(what, ms) {
@@ -753,7 +777,7 @@ async function loadEditors() {
       lang: id === 'expression' ? 'cel' : 'yaml',
       singleLine: id === 'expression',
       env,
-      intel: id === 'manifests' ? manifestsIntel : null,
+      intel: id === 'manifests' ? manifestsIntel : id === 'expression' ? expressionIntel : null,
       onChange: () => edited(id),
     });
   }

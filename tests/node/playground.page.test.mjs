@@ -171,13 +171,18 @@ test('playground in headless Chromium', async (t) => {
     assert.ok(await page.evaluate(() => window.__vapWorker !== null), 'the evaluation worker runs');
   });
 
+  const described = () => page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('.descriptions.json')));
+
   await t.test('completion offers variables, functions and the object\'s fields', async () => {
+    // The schema descriptions are fetched on the first hover or completion, never before.
+    assert.equal(await described(), false, 'descriptions were fetched before any hover or completion');
     await setText('expression', '');
     await page.locator('.scratchpad .code-line .cm-content').click();
     await page.keyboard.type('obj');
     await page.waitForSelector('.cm-tooltip-autocomplete', { timeout: 5_000 });
     let labels = await page.locator('.cm-tooltip-autocomplete .cm-completionLabel').allTextContents();
-    assert.ok(labels.includes('object') && labels.includes('oldObject'), `variables: ${labels}`);
+    // The package's completeExpression answers: the variables whose names start with the word.
+    assert.ok(labels.includes('object') && !labels.includes('oldObject'), `variables: ${labels}`);
     await page.keyboard.press('Enter');
     await page.keyboard.type('.sp');
     await page.waitForSelector('.cm-tooltip-autocomplete', { timeout: 5_000 });
@@ -187,7 +192,7 @@ test('playground in headless Chromium', async (t) => {
       if (labels.includes('spec')) break;
       await page.waitForTimeout(100);
     }
-    assert.ok(labels.includes('spec'), `fields of the Object editor's YAML: ${labels}`);
+    assert.ok(labels.includes('spec'), `fields of the Object editor's YAML: ${labels} in ${JSON.stringify(await getText('expression'))}`);
     await page.keyboard.press('Escape');
     await setText('expression', '');
     await page.keyboard.type('si');
@@ -197,12 +202,10 @@ test('playground in headless Chromium', async (t) => {
     await shot('completion');
     await page.keyboard.press('Escape');
     await setText('expression', 'object.spec.replicas * 2');
+    assert.equal(await described(), true, 'the descriptions were fetched for the completion');
   });
 
   await t.test('completion in a policy expression offers the Deployment\'s schema fields with their type and description (the package\'s complete)', async () => {
-    // The schema descriptions are fetched on the first hover or completion, never before.
-    const described = () => page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('.descriptions.json')));
-    assert.equal(await described(), false, 'descriptions were fetched before any hover or completion');
     // The schemas load after the first result and the page evaluates again: then the
     // policy's type checking is in the results.
     await page.waitForSelector('[data-policy="replica-limit.example.com"] [data-testid=typechecking]', { timeout: 15_000 });
@@ -239,7 +242,6 @@ test('playground in headless Chromium', async (t) => {
     assert.ok(rows.some(([l]) => l === 'hostNetwork'), 'a field the object does not set');
     await page.keyboard.press('Escape');
     await setText('manifests', text);
-    assert.equal(await described(), true, 'the descriptions were fetched for the completion');
   });
 
   await t.test('hover over a field in an expression (pointer or Ctrl-Shift-Space) shows its checked type and schema description', async () => {
@@ -270,6 +272,45 @@ test('playground in headless Chromium', async (t) => {
     assert.equal(await tip.locator('code').textContent(), 'int');
     await page.keyboard.press('Escape');
     await tip.first().waitFor({ state: 'detached', timeout: 5_000 });
+  });
+
+  await t.test('the scratchpad\'s completion and hover are the package\'s, typed by the Object editor\'s apiVersion/kind', async () => {
+    const rowsNow = () => page.evaluate(() => [...document.querySelectorAll('.cm-tooltip-autocomplete li')].map((li) => [li.querySelector('.cm-completionLabel')?.textContent, li.querySelector('.cm-completionDetail')?.textContent ?? '']));
+    // A field of the Deployment schema the object does not set: only the package (objectKind apps/v1/Deployment) knows it.
+    assert.ok(!(await getText('object')).includes('progressDeadlineSeconds'));
+    await setText('expression', 'object.spec.');
+    await page.evaluate(() => window.__vapEditors.expression.select(12, 12));
+    await page.keyboard.type('prog');
+    let rows = [];
+    for (let i = 0; i < 100; i++) {
+      rows = await rowsNow();
+      if (rows.some(([l, d]) => l === 'progressDeadlineSeconds' && d === 'int')) break;
+      if (i % 20 === 19) await page.keyboard.press('Control+Space');
+      await page.waitForTimeout(100);
+    }
+    assert.ok(rows.some(([l, d]) => l === 'progressDeadlineSeconds' && d === 'int'), `progressDeadlineSeconds : int from the schema, got ${JSON.stringify(rows)}`);
+    const info = page.locator('.cm-tooltip-autocomplete .cm-completionInfo');
+    await info.waitFor({ timeout: 5_000 });
+    assert.match(await info.textContent(), /^The maximum time in seconds for a deployment to make progress/);
+    await shot('scratch-completion');
+    await page.keyboard.press('Enter');
+    assert.equal(await getText('expression'), 'object.spec.progressDeadlineSeconds');
+    // Hover (Ctrl-Shift-Space at the cursor): the checked type and the field's description.
+    await setText('expression', 'object.spec.replicas * 2');
+    await page.evaluate(() => window.__vapEditors.expression.select(15, 15));
+    await page.keyboard.press('Control+Shift+Space');
+    const tip = page.locator('.cm-cel-hover');
+    await tip.first().waitFor({ timeout: 5_000 });
+    assert.equal(await tip.locator('code').textContent(), 'int');
+    assert.match(await tip.locator('.cm-cel-doc').textContent(), /^Number of desired pods\./);
+    await page.keyboard.press('Escape');
+    await tip.first().waitFor({ state: 'detached', timeout: 5_000 });
+    // The whole expression: its type.
+    await page.evaluate(() => window.__vapEditors.expression.select(21, 21));
+    await page.keyboard.press('Control+Shift+Space');
+    await tip.first().waitFor({ timeout: 5_000 });
+    assert.equal(await tip.locator('code').textContent(), 'int');
+    await page.keyboard.press('Escape');
   });
 
   await t.test('objectChanges: a Deployment without replicas is stored with replicas 1 (defaulted), shown in the results', async () => {

@@ -552,7 +552,7 @@ test('inline-examples: text that could end the script element survives the round
 // ------------------------------------------------------------- editor/cel.js, files, kubectl
 
 import { tokenizeCel, celRegions, celCompletions, declaredVariables, yamlKeysAt, packageCompletions } from '../../www/editor/cel.js';
-import { unwrapLists, routeFile } from '../../www/state.js';
+import { unwrapLists, routeFile, objectKindOf } from '../../www/state.js';
 import { kubectlLines } from '../../www/render.js';
 
 test('cel.js: tokens of an expression, by kind', () => {
@@ -631,6 +631,16 @@ test('cel.js: the package\'s completions become CodeMirror\'s (type, detail, doc
   assert.equal(packageCompletions({ from: 0, to: 0, items: [] }, 0, 1), null, 'nothing: the table answers');
   assert.equal(packageCompletions(null, 0, 1), null);
   assert.equal(packageCompletions({ ...got, from: 20 }, 13, 40), null, 'a range after the cursor is not used');
+});
+
+test('state.js: objectKindOf gives the scratchpad\'s objectKind from the Object editor\'s first document (YAML or JSON)', () => {
+  assert.equal(objectKindOf('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n'), 'apps/v1/Deployment');
+  assert.equal(objectKindOf('kind: "Pod"\napiVersion: v1 # core\n'), 'v1/Pod');
+  assert.equal(objectKindOf('{"apiVersion": "v1", "kind": "Pod"}'), 'v1/Pod');
+  assert.equal(objectKindOf('# c\n---\napiVersion: v1\nkind: Pod\n---\napiVersion: apps/v1\nkind: Deployment\n'), 'v1/Pod');
+  assert.equal(objectKindOf('spec:\n  apiVersion: v1\n  kind: Pod\n'), undefined, 'nested keys are not the object\'s');
+  assert.equal(objectKindOf('apiVersion: v1\n'), undefined, 'no kind');
+  for (const t of ['', '{bad', 'null', '[1]', null, undefined]) assert.equal(objectKindOf(t), undefined, String(t));
 });
 
 test('files: kubectl get -o yaml Lists unwrap into documents; files route to the right editor', () => {
