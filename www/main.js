@@ -15,6 +15,8 @@ const $ = (id) => document.getElementById(id);
 const editors = Object.fromEntries(EDITOR_IDS.map((id) => [id, $(id)]));
 /** CodeMirror handles by editor id, once www/editor.js has upgraded the textareas. */
 const cm = {};
+/** www/editor.js once loaded (its celRegions locates expression fields). */
+let editorModule = null;
 /** Set while the page writes the editors itself (no re-evaluation per editor). */
 let writing = false;
 /** A worker evaluation longer than this is cancelled and the worker replaced (ms). */
@@ -506,6 +508,21 @@ function wireGoto(container) {
       if (map) selectRange('manifests', map[0], map[map.length - 1]);
     });
   }
+  // Type-checking warnings: the field's diagnostic locates it; the expression around it is
+  // selected (the editors' scan of the expression fields; before they load, the diagnostic's range).
+  for (const button of container.querySelectorAll('button[data-goto-field]')) {
+    button.addEventListener('click', () => {
+      const field = `ValidatingAdmissionPolicy/${button.closest('[data-policy]')?.dataset.policy}: ${button.dataset.gotoField}`;
+      const target = lastDiagnostics.evaluate.find(([d, t]) => d?.field === field && t?.editor === 'manifests')?.[1];
+      if (!target) return;
+      const text = textOf('manifests');
+      const region = editorModule?.celRegions(text).find((r) => r.from <= target.start && target.start <= r.to);
+      if (!region) return selectRange('manifests', target.start, target.end);
+      let from = region.from;
+      while (from < region.to && /\s/.test(text[from])) from++;
+      selectRange('manifests', from, region.to);
+    });
+  }
 }
 
 function selectDiagnostic(d, context) {
@@ -769,6 +786,7 @@ async function loadEditors() {
     show($('editor-notice'), renderNotice('warning', 'The code editors could not be loaded; plain text fields are used.', String(e?.message ?? e)));
     return;
   }
+  editorModule = mod;
   const env = () => ({ version: chooseVersion(state.version, versions), manifests: textOf('manifests'), object: textOf('object'), oldObject: textOf('oldObject') });
   for (const id of EDITOR_IDS) {
     const ta = editors[id];

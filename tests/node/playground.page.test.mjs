@@ -183,7 +183,11 @@ test('playground in headless Chromium', async (t) => {
     let labels = await page.locator('.cm-tooltip-autocomplete .cm-completionLabel').allTextContents();
     // The package's completeExpression answers: the variables whose names start with the word.
     assert.ok(labels.includes('object') && !labels.includes('oldObject'), `variables: ${labels}`);
-    await page.keyboard.press('Enter');
+    // Accepting is the manifests' and the scratchpad schema test's: here the text is set (an
+    // Enter racing the package's answer to the last keystroke may find the list disabled).
+    await page.keyboard.press('Escape');
+    await setText('expression', 'object');
+    await page.evaluate(() => window.__vapEditors.expression.select(6, 6));
     await page.keyboard.type('.sp');
     await page.waitForSelector('.cm-tooltip-autocomplete', { timeout: 5_000 });
     // The list of a moment before (`object.s`) may still be open: wait for the one of `.sp`.
@@ -407,6 +411,35 @@ test('playground in headless Chromium', async (t) => {
     assert.ok(sel.focused, 'the manifests editor has focus');
     assert.ok(sel.line.includes("size(object.metadata.name) <= '30'"), `selection on the expression's line, got: ${sel.line}`);
     assert.ok("size(object.metadata.name) <= '30'".includes(sel.text) && sel.text.length > 0, `selection inside the expression, got: ${sel.text}`);
+  });
+
+  await t.test('type checking in the results: the ↗ of a warning selects its expression in the Manifests editor', async () => {
+    const selection = () => page.evaluate(() => {
+      const v = window.__vapEditors.manifests.view;
+      const r = v.state.selection.main;
+      return { focused: v.hasFocus, text: v.state.sliceDoc(r.from, r.to) };
+    });
+    const button = page.locator('[data-policy="name-length.example.com"] [data-testid=typechecking] button[data-goto-field="spec.validations[0].expression"]');
+    await button.waitFor({ timeout: 15_000 });
+    await page.evaluate(() => window.__vapEditors.manifests.select(0, 0));
+    await button.click();
+    let sel = await selection();
+    assert.ok(sel.focused);
+    assert.equal(sel.text, "size(object.metadata.name) <= '30'");
+    // A warning whose diagnostic marks a sub-expression (size() of an int): the whole expression is selected.
+    const text = await getText('manifests');
+    const expr = 'object.metadata.name.size() + object.metadata.generation.size() <= 30';
+    await setText('manifests', text.replace("size(object.metadata.name) <= '30'", expr));
+    await page.waitForFunction(() => /applied to 'int\.\(\)'/.test(document.querySelector('[data-policy="name-length.example.com"] [data-testid=typechecking]')?.textContent ?? ''), null, { timeout: 15_000 });
+    const located = await page.evaluate(() => window.__vapLastResult.diagnostics.filter((d) => d.code === 'cel-typecheck').map((d) => [d.start, d.end]));
+    const manifests = await getText('manifests');
+    assert.ok(located.some(([s, e]) => manifests.slice(s, e) === 'object.metadata.generation.size()'), `the diagnostic marks the sub-expression: ${JSON.stringify(located)}`);
+    await page.evaluate(() => window.__vapEditors.manifests.select(0, 0));
+    await button.click();
+    sel = await selection();
+    assert.equal(sel.text, expr);
+    await shot('typecheck-goto');
+    await setText('manifests', text);
   });
 
   await t.test('a published example: its source link and licence; the passes/fails buttons load its two objects', async () => {

@@ -472,6 +472,23 @@ test('render: each policy shows status.typeChecking.expressionWarnings (typechec
   assert.equal(byClass(renderResult(deniedResult()).tree, 'typechecking').length, 0);
 });
 
+test('render: a type-checking warning whose field a diagnostic locates has a ↗ button (data-goto-field); without a position, none', () => {
+  const result = deniedResult();
+  const name = result.policies[0].name;
+  const prefix = `ValidatingAdmissionPolicy/${name}: `;
+  const typeChecks = [{ name, typeChecking: { expressionWarnings: [{ fieldRef: 'spec.validations[0].expression', warning: 'w' }, { fieldRef: 'spec.validations[1].expression', warning: 'w2' }] }, checkedKinds: ['apps/v1, Kind=Deployment'] }];
+  result.diagnostics = [
+    { severity: 'warning', code: 'cel-typecheck', message: 'm', field: `${prefix}spec.validations[0].expression`, start: 40, end: 47, rendered: '' },
+    { severity: 'warning', code: 'cel-typecheck', message: 'no position', field: `${prefix}spec.validations[1].expression`, rendered: '' },
+    { severity: 'warning', code: 'cel-typecheck-vap-eval', message: 'n', field: `${prefix}spec.variables[0].expression`, start: 10, end: 12, rendered: '' },
+    { severity: 'warning', code: 'cel-typecheck', message: 'other policy', field: 'ValidatingAdmissionPolicy/other: spec.validations[1].expression', start: 1, end: 2, rendered: '' },
+  ];
+  const [tc] = byClass(renderResult(result, undefined, typeChecks).tree, 'typechecking');
+  const buttons = elementsOf(tc).filter((e) => e.attrs?.['data-goto-field']);
+  assert.deepEqual(buttons.map((b) => b.attrs['data-goto-field']), ['spec.validations[0].expression', 'spec.variables[0].expression']);
+  assert.ok(buttons.every((b) => b.tag === 'button' && b.attrs['aria-label'] === 'show in the editor' && textOf(b) === '↗'));
+});
+
 // ------------------------------------------------------------------------------ the examples
 
 test('examples: index.json lists existing files; every manifest holds a policy and a binding', () => {

@@ -17,6 +17,9 @@ import { setDiagnostics, lintGutter, lintKeymap } from '@codemirror/lint';
 import { autocompletion, completionKeymap, closeBrackets, closeBracketsKeymap } from '@codemirror/autocomplete';
 import { tokenizeCel, celRegions, celCompletions, packageCompletions, TOKEN } from './cel.js';
 
+/** For main.js: the expression fields of a YAML text (the ↗ of a type-checking warning selects one). */
+export { celRegions };
+
 const marks = Object.fromEntries(Object.entries(TOKEN).map(([k, cls]) => [k, Decoration.mark({ class: `${cls} cel-token` })]));
 
 /** Decorates the CEL inside the YAML's expression fields (visible part only). */
