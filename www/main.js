@@ -1,7 +1,7 @@
 // Wires the page: editors <-> state (URL hash), the wasm package, and the rendered results.
 // Logic lives in state.js, render.js and diagnostics.js (unit-tested in tests/node/www.test.mjs).
 
-import { decodeState, encodeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, compareVersions, debounce, routeFile, exampleCases, exampleSource, objectKindOf } from './state.js';
+import { decodeState, encodeState, emptyState, evaluateArgs, expressionArgs, chooseVersion, compareVersions, debounce, routeFile, exampleCases, exampleSource } from './state.js';
 import { renderResult, renderExpressionResult, renderNotice, toDom, toPlain } from './render.js';
 import { locateDiagnostic, positionAt, locateExpression, findDocument } from './diagnostics.js';
 // Imported statically: the page's code (app.js, render-blocking) runs only once the package's glue
@@ -15,7 +15,7 @@ const $ = (id) => document.getElementById(id);
 const editors = Object.fromEntries(EDITOR_IDS.map((id) => [id, $(id)]));
 /** CodeMirror handles by editor id, once www/editor.js has upgraded the textareas. */
 const cm = {};
-/** www/editor.js once loaded (its celRegions locates expression fields). */
+/** www/editor.js once loaded (celRegions, objectKindOf). */
 let editorModule = null;
 /** Set while the page writes the editors itself (no re-evaluation per editor). */
 let writing = false;
@@ -348,7 +348,7 @@ function manifestsCall(fn, manifests, position) {
 function expressionCall(fn, expression, position) {
   const current = { ...state, ...texts(), expression };
   const [, variables, options] = expressionArgs(current, versions);
-  const objectKind = objectKindOf(current.object);
+  const objectKind = editorModule?.objectKindOf(current.object);
   return editorCall(fn, [expression, position, variables, objectKind ? { ...options, objectKind } : options], options.kubernetesVersion);
 }
 

@@ -103,28 +103,6 @@ export function expressionArgs(state, supportedVersions = []) {
   return [s.expression, context, options];
 }
 
-/**
- * The `objectKind` option (`"<apiVersion>/<Kind>"`: "apps/v1/Deployment", "v1/Pod") of an
- * object's YAML or JSON text, from its first document's top-level apiVersion and kind;
- * undefined when either is missing. Types `object` for the scratchpad's completion and hover.
- */
-export function objectKindOf(text) {
-  const t = String(text ?? '');
-  let api;
-  let kind;
-  if (/^\s*\{/.test(t)) {
-    try {
-      ({ apiVersion: api, kind } = JSON.parse(t) ?? {});
-    } catch {}
-  } else {
-    const first = t.split(/^---\s*$/m).find((d) => /\S/.test(d.replace(/^#.*$/gm, ''))) ?? '';
-    const top = (key) => first.match(new RegExp(`^${key}:[ \\t]*["']?([^"'\\s#]+)["']?[ \\t]*(?:#.*)?$`, 'm'))?.[1];
-    api = top('apiVersion');
-    kind = top('kind');
-  }
-  return typeof api === 'string' && typeof kind === 'string' && api && kind ? `${api}/${kind}` : undefined;
-}
-
 /** `wanted` if supported, else the newest of `versions` ("1.9" < "1.10"); undefined if none. */
 export function chooseVersion(wanted, versions) {
   const list = Array.isArray(versions) ? versions.filter((v) => typeof v === 'string') : [];

@@ -568,8 +568,8 @@ test('inline-examples: text that could end the script element survives the round
 
 // ------------------------------------------------------------- editor/cel.js, files, kubectl
 
-import { tokenizeCel, celRegions, celCompletions, declaredVariables, yamlKeysAt, packageCompletions } from '../../www/editor/cel.js';
-import { unwrapLists, routeFile, objectKindOf } from '../../www/state.js';
+import { tokenizeCel, celRegions, celCompletions, declaredVariables, yamlKeysAt, packageCompletions, objectKindOf } from '../../www/editor/cel.js';
+import { unwrapLists, routeFile } from '../../www/state.js';
 import { kubectlLines } from '../../www/render.js';
 
 test('cel.js: tokens of an expression, by kind', () => {
@@ -650,7 +650,7 @@ test('cel.js: the package\'s completions become CodeMirror\'s (type, detail, doc
   assert.equal(packageCompletions({ ...got, from: 20 }, 13, 40), null, 'a range after the cursor is not used');
 });
 
-test('state.js: objectKindOf gives the scratchpad\'s objectKind from the Object editor\'s first document (YAML or JSON)', () => {
+test('cel.js: objectKindOf gives the scratchpad\'s objectKind from the Object editor\'s first document (YAML or JSON)', () => {
   assert.equal(objectKindOf('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n'), 'apps/v1/Deployment');
   assert.equal(objectKindOf('kind: "Pod"\napiVersion: v1 # core\n'), 'v1/Pod');
   assert.equal(objectKindOf('{"apiVersion": "v1", "kind": "Pod"}'), 'v1/Pod');

@@ -353,6 +353,29 @@ export function celCompletions(before, version, context = {}) {
 
 // --- the package's completions ----------------------------------------------------------------
 
+/**
+ * The `objectKind` option (`"<apiVersion>/<Kind>"`: "apps/v1/Deployment", "v1/Pod") of an
+ * object's YAML or JSON text, from its first document's top-level apiVersion and kind;
+ * undefined when either is missing. Types `object` for the scratchpad's completion and hover
+ * (main.js, through www/editor.js: not part of the page's first load).
+ */
+export function objectKindOf(text) {
+  const t = String(text ?? '');
+  let api;
+  let kind;
+  if (/^\s*\{/.test(t)) {
+    try {
+      ({ apiVersion: api, kind } = JSON.parse(t) ?? {});
+    } catch {}
+  } else {
+    const first = t.split(/^---\s*$/m).find((d) => /\S/.test(d.replace(/^#.*$/gm, ''))) ?? '';
+    const top = (key) => first.match(new RegExp(`^${key}:[ \\t]*["']?([^"'\\s#]+)["']?[ \\t]*(?:#.*)?$`, 'm'))?.[1];
+    api = top('apiVersion');
+    kind = top('kind');
+  }
+  return typeof api === 'string' && typeof kind === 'string' && api && kind ? `${api}/${kind}` : undefined;
+}
+
 /** CompletionItem.kind (the package's `complete`) -> CodeMirror's completion type (its icon). */
 const ITEM_TYPES = { variable: 'variable', field: 'property', key: 'property', method: 'method', function: 'function', macro: 'keyword' };
 

@@ -17,8 +17,10 @@ import { setDiagnostics, lintGutter, lintKeymap } from '@codemirror/lint';
 import { autocompletion, completionKeymap, closeBrackets, closeBracketsKeymap } from '@codemirror/autocomplete';
 import { tokenizeCel, celRegions, celCompletions, packageCompletions, TOKEN } from './cel.js';
 
-/** For main.js: the expression fields of a YAML text (the ↗ of a type-checking warning selects one). */
+/** For main.js: the expression fields of a YAML text (the ↗ of a type-checking warning selects
+ * one), the scratchpad's `objectKind` from the Object editor's text. */
 export { celRegions };
+export { objectKindOf } from './cel.js';
 
 const marks = Object.fromEntries(Object.entries(TOKEN).map(([k, cls]) => [k, Decoration.mark({ class: `${cls} cel-token` })]));
 
