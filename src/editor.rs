@@ -544,9 +544,11 @@ pub fn complete(source: &Source<'_>, position: u32) -> CompletionResult {
     }
     let Some(node) = path.last() else { return out };
     let mut items: Vec<CompletionItem> = Vec::new();
+    // One item per label, the first pushed winning: a schema field (typed, described) before
+    // the same key of the supplied object, a field or key before a like-named method.
     let mut push = |label: String, kind: &'static str, detail: String, documentation: String| {
         if label.to_ascii_lowercase().starts_with(&prefix.to_ascii_lowercase())
-            && !items.iter().any(|i| i.label == label && i.kind == kind)
+            && !items.iter().any(|i| i.label == label)
         {
             items.push(CompletionItem { label, kind, detail, documentation });
         }

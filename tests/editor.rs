@@ -77,6 +77,36 @@ fn map_keys_methods_and_macros() {
     assert_eq!(sw.detail, "string.startsWith(string) -> bool");
 }
 
+/// A schema field and the same key of the supplied object are one item: the field's, with its
+/// type and description (§6.1); without a schema the key is still offered.
+#[test]
+fn one_item_per_label_the_schema_field_winning() {
+    for marked in ["object.spec.|", "object.metadata.|", "object.spec.rep|"] {
+        let r = complete_at(marked);
+        let mut seen = std::collections::HashSet::new();
+        for i in &r.items {
+            assert!(seen.insert(i.label.clone()), "{} twice at {marked}: {:?}", i.label, r.items);
+        }
+    }
+    let r = complete_at("object.spec.|");
+    let replicas: Vec<_> = r.items.iter().filter(|i| i.label == "replicas").collect();
+    assert_eq!(replicas.len(), 1);
+    assert_eq!((replicas[0].kind, replicas[0].detail.as_str()), ("field", "int"));
+    assert!(replicas[0].documentation.contains("desired pods"), "{}", replicas[0].documentation);
+    let r = complete_at("object.metadata.|");
+    let name = r.items.iter().find(|i| i.label == "name").unwrap();
+    assert_eq!((name.kind, name.detail.as_str()), ("field", "string"));
+    // No schema: the object's keys, as keys.
+    let variables = deployment_vars();
+    let options = ExpressionOptions::default();
+    let e = "object.spec.";
+    let r = complete(
+        &Source::Expression { expression: e, variables: &variables, options: &options },
+        12,
+    );
+    assert_eq!(labels(&r, "key"), ["replicas"]);
+}
+
 /// Keys inside an index string, any spelling (§6.2).
 #[test]
 fn index_keys() {

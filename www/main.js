@@ -15,6 +15,8 @@ const $ = (id) => document.getElementById(id);
 const editors = Object.fromEntries(EDITOR_IDS.map((id) => [id, $(id)]));
 /** CodeMirror handles by editor id, once www/editor.js has upgraded the textareas. */
 const cm = {};
+/** www/editor.js once loaded (celRegions, objectKindOf). */
+let editorModule = null;
 /** Set while the page writes the editors itself (no re-evaluation per editor). */
 let writing = false;
 /** A worker evaluation longer than this is cancelled and the worker replaced (ms). */
@@ -309,33 +311,57 @@ async function loadDescriptionsFor(version, worker) {
 }
 
 /**
- * `complete` or `hover` of the package at UTF-16 offset `position` of `manifests` (the editor's
- * text, the other inputs as in the editors). Resolves to the plain result, or null (superseded
- * by a newer request, timed out, or failed: the editor falls back to its own table).
+ * `fn` of the package (complete, hover, completeExpression, hoverExpression) with `args`,
+ * typed for Kubernetes `version`. Resolves to the plain result, {superseded: true} (a newer
+ * request replaced it: its answer follows), or null (timed out or failed: the editor falls back
+ * to its own table).
  */
-async function editorCall(fn, manifests, position) {
+async function editorCall(fn, args, version) {
   if (!pkg) return null;
-  const [input] = evaluateArgs({ ...state, manifests }, versions);
   const worker = await startEditorWorker();
   // The first request waits for the descriptions a while (they are fetched now), not for long:
   // on a slow network it is answered without them, the next ones have them.
-  await Promise.race([loadDescriptionsFor(input.kubernetesVersion, worker), new Promise((resolve) => setTimeout(resolve, 1500))]);
+  await Promise.race([loadDescriptionsFor(version, worker), new Promise((resolve) => setTimeout(resolve, 1500))]);
   if (worker && !worker.broken) {
-    const out = await worker.run(fn, [input, position]);
+    const out = await worker.run(fn, args);
+    if (out.superseded) return { superseded: true };
     if (!out.broken) return out.value ? toPlain(out.value) : null;
   }
-  await loadDescriptionsFor(input.kubernetesVersion, null);
+  await loadDescriptionsFor(version, null);
   try {
-    return typeof pkg[fn] === 'function' ? toPlain(pkg[fn](input, position)) : null;
+    return typeof pkg[fn] === 'function' ? toPlain(pkg[fn](...args)) : null;
   } catch {
     return null;
   }
 }
 
+/** `complete` or `hover` at UTF-16 offset `position` of `manifests` (the editor's text, the other inputs as in the editors). */
+function manifestsCall(fn, manifests, position) {
+  const [input] = evaluateArgs({ ...state, manifests }, versions);
+  return editorCall(fn, [input, position], input.kubernetesVersion);
+}
+
+/**
+ * `completeExpression` or `hoverExpression` at `position` of the scratchpad's `expression`, with
+ * its variables and options as evaluated, `object` typed by the Object editor's apiVersion/kind.
+ */
+function expressionCall(fn, expression, position) {
+  const current = { ...state, ...texts(), expression };
+  const [, variables, options] = expressionArgs(current, versions);
+  const objectKind = editorModule?.objectKindOf(current.object);
+  return editorCall(fn, [expression, position, variables, objectKind ? { ...options, objectKind } : options], options.kubernetesVersion);
+}
+
 /** What the Manifests editor asks (www/editor/index.js `intel`). */
 const manifestsIntel = {
-  complete: (text, position) => editorCall('complete', text, position),
-  hover: (text, position) => editorCall('hover', text, position),
+  complete: (text, position) => manifestsCall('complete', text, position),
+  hover: (text, position) => manifestsCall('hover', text, position),
+};
+
+/** What the scratchpad's expression editor asks. */
+const expressionIntel = {
+  complete: (text, position) => expressionCall('completeExpression', text, position),
+  hover: (text, position) => expressionCall('hoverExpression', text, position),
 };
 
 function timeoutNotice(what, ms) {
@@ -480,6 +506,21 @@ function wireGoto(container) {
       const doc = policy ? findDocument(text, 'ValidatingAdmissionPolicy', policy) : null;
       const map = locateExpression(text, button.dataset.goto, doc);
       if (map) selectRange('manifests', map[0], map[map.length - 1]);
+    });
+  }
+  // Type-checking warnings: the field's diagnostic locates it; the expression around it is
+  // selected (the editors' scan of the expression fields; before they load, the diagnostic's range).
+  for (const button of container.querySelectorAll('button[data-goto-field]')) {
+    button.addEventListener('click', () => {
+      const field = `ValidatingAdmissionPolicy/${button.closest('[data-policy]')?.dataset.policy}: ${button.dataset.gotoField}`;
+      const target = lastDiagnostics.evaluate.find(([d, t]) => d?.field === field && t?.editor === 'manifests')?.[1];
+      if (!target) return;
+      const text = textOf('manifests');
+      const region = editorModule?.celRegions(text).find((r) => r.from <= target.start && target.start <= r.to);
+      if (!region) return selectRange('manifests', target.start, target.end);
+      let from = region.from;
+      while (from < region.to && /\s/.test(text[from])) from++;
+      selectRange('manifests', from, region.to);
     });
   }
 }
@@ -745,6 +786,7 @@ async function loadEditors() {
     show($('editor-notice'), renderNotice('warning', 'The code editors could not be loaded; plain text fields are used.', String(e?.message ?? e)));
     return;
   }
+  editorModule = mod;
   const env = () => ({ version: chooseVersion(state.version, versions), manifests: textOf('manifests'), object: textOf('object'), oldObject: textOf('oldObject') });
   for (const id of EDITOR_IDS) {
     const ta = editors[id];
@@ -753,7 +795,7 @@ async function loadEditors() {
       lang: id === 'expression' ? 'cel' : 'yaml',
       singleLine: id === 'expression',
       env,
-      intel: id === 'manifests' ? manifestsIntel : null,
+      intel: id === 'manifests' ? manifestsIntel : id === 'expression' ? expressionIntel : null,
       onChange: () => edited(id),
     });
   }

@@ -70,6 +70,17 @@ export function formatValue(v) {
 const pill = (text, kind) => h('span', { className: `pill pill-${kind}` }, text);
 
 /**
+ * A button that selects the expression at `fieldRef` (`spec.validations[0].expression`) of the
+ * enclosing `[data-policy]` in the Manifests editor, located through the result's diagnostic of
+ * that field (main.js wires every `button[data-goto-field]`). Null when no diagnostic of the
+ * field has a position.
+ */
+function gotoField(fieldRef, prefix, diagnostics) {
+  if (typeof fieldRef !== 'string' || !diagnostics.some((d) => d?.field === prefix + fieldRef && Number.isInteger(d.start))) return null;
+  return h('button', { className: 'goto', attrs: { type: 'button', 'data-goto-field': fieldRef, title: 'show this expression in the editor', 'aria-label': 'show in the editor' } }, '↗');
+}
+
+/**
  * A button that selects `expression` in the Manifests editor (main.js wires every
  * `button[data-goto]`, finding it in the document of the enclosing `[data-policy]`).
  */
@@ -341,11 +352,13 @@ export function renderObjectChanges(changes) {
  * A policy's type checking: `status.typeChecking.expressionWarnings` as the apiserver writes it
  * (`tc`: an entry of typecheck()'s `policies`, or the policy's own `typeChecking`), then the
  * warnings vap-eval adds beyond the status (diagnostics `cel-typecheck-vap-eval` of this policy:
- * variables, matchConditions, auditAnnotations). Null when neither is known.
+ * variables, matchConditions, auditAnnotations). Each warning whose field a diagnostic locates
+ * has a ↗ button (gotoField). Null when neither is known.
  */
 export function renderTypeChecking(name, tc, diagnostics = []) {
   const prefix = `ValidatingAdmissionPolicy/${name}: `;
-  const extra = (Array.isArray(diagnostics) ? diagnostics : []).filter((d) => d?.code === 'cel-typecheck-vap-eval' && String(d.field ?? '').startsWith(prefix));
+  const all = Array.isArray(diagnostics) ? diagnostics : [];
+  const extra = all.filter((d) => d?.code === 'cel-typecheck-vap-eval' && String(d.field ?? '').startsWith(prefix));
   if (!tc && extra.length === 0) return null;
   const warnings = Array.isArray(tc?.typeChecking?.expressionWarnings) ? tc.typeChecking.expressionWarnings : [];
   const kinds = Array.isArray(tc?.checkedKinds) ? tc.checkedKinds : [];
@@ -360,7 +373,7 @@ export function renderTypeChecking(name, tc, diagnostics = []) {
       ? h(
           'ul',
           { className: 'exprs' },
-          warnings.map((w) => h('li', { className: 'expr expr-warning' }, h('div', { className: 'expr-head' }, pill('warning', 'warning'), h('span', { className: 'expr-name' }, w.fieldRef ?? '')), h('pre', { className: 'typecheck-warning' }, w.warning ?? ''))),
+          warnings.map((w) => h('li', { className: 'expr expr-warning' }, h('div', { className: 'expr-head' }, pill('warning', 'warning'), h('span', { className: 'expr-name' }, w.fieldRef ?? ''), gotoField(w.fieldRef, prefix, all)), h('pre', { className: 'typecheck-warning' }, w.warning ?? ''))),
         )
       : null,
     extra.length
@@ -369,7 +382,7 @@ export function renderTypeChecking(name, tc, diagnostics = []) {
           h(
             'ul',
             { className: 'exprs' },
-            extra.map((d) => h('li', { className: 'expr expr-warning' }, h('div', { className: 'expr-head' }, pill('warning', 'warning'), h('span', { className: 'expr-name' }, String(d.field).slice(prefix.length))), h('pre', { className: 'typecheck-warning' }, d.message ?? ''))),
+            extra.map((d) => h('li', { className: 'expr expr-warning' }, h('div', { className: 'expr-head' }, pill('warning', 'warning'), h('span', { className: 'expr-name' }, String(d.field).slice(prefix.length)), gotoField(String(d.field).slice(prefix.length), prefix, all)), h('pre', { className: 'typecheck-warning' }, d.message ?? ''))),
           ),
         ]
       : null,

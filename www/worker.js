@@ -2,8 +2,8 @@
 // runaway or huge input cannot freeze the page. main.js gives it the compiled
 // WebAssembly.Module (no second download or compile), times every request, and terminates and
 // replaces the worker when one takes too long. main.js runs two of them: one evaluates
-// (evaluate, evaluateExpression, typecheck), one answers the editors (complete, hover), so a
-// completion never waits behind an evaluation.
+// (evaluate, evaluateExpression, typecheck), one answers the editors (complete, hover,
+// completeExpression, hoverExpression), so a completion never waits behind an evaluation.
 //
 // Messages in:  {type: 'init', module}                 -> {type: 'ready'} | {type: 'init-error', message}
 //               {type: 'schemas', version, text}       (no answer)
@@ -12,7 +12,7 @@
 // `fn` is one of FUNCTIONS; values cross as structured clones (plain objects, Maps).
 import * as vapEval from '../pkg/vap_eval.js';
 
-const FUNCTIONS = new Set(['evaluate', 'evaluateExpression', 'typecheck', 'complete', 'hover']);
+const FUNCTIONS = new Set(['evaluate', 'evaluateExpression', 'typecheck', 'complete', 'hover', 'completeExpression', 'hoverExpression']);
 
 self.onmessage = (ev) => {
   const msg = ev.data ?? {};

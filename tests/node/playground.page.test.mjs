@@ -171,14 +171,23 @@ test('playground in headless Chromium', async (t) => {
     assert.ok(await page.evaluate(() => window.__vapWorker !== null), 'the evaluation worker runs');
   });
 
+  const described = () => page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('.descriptions.json')));
+
   await t.test('completion offers variables, functions and the object\'s fields', async () => {
+    // The schema descriptions are fetched on the first hover or completion, never before.
+    assert.equal(await described(), false, 'descriptions were fetched before any hover or completion');
     await setText('expression', '');
     await page.locator('.scratchpad .code-line .cm-content').click();
     await page.keyboard.type('obj');
     await page.waitForSelector('.cm-tooltip-autocomplete', { timeout: 5_000 });
     let labels = await page.locator('.cm-tooltip-autocomplete .cm-completionLabel').allTextContents();
-    assert.ok(labels.includes('object') && labels.includes('oldObject'), `variables: ${labels}`);
-    await page.keyboard.press('Enter');
+    // The package's completeExpression answers: the variables whose names start with the word.
+    assert.ok(labels.includes('object') && !labels.includes('oldObject'), `variables: ${labels}`);
+    // Accepting is the manifests' and the scratchpad schema test's: here the text is set (an
+    // Enter racing the package's answer to the last keystroke may find the list disabled).
+    await page.keyboard.press('Escape');
+    await setText('expression', 'object');
+    await page.evaluate(() => window.__vapEditors.expression.select(6, 6));
     await page.keyboard.type('.sp');
     await page.waitForSelector('.cm-tooltip-autocomplete', { timeout: 5_000 });
     // The list of a moment before (`object.s`) may still be open: wait for the one of `.sp`.
@@ -187,7 +196,7 @@ test('playground in headless Chromium', async (t) => {
       if (labels.includes('spec')) break;
       await page.waitForTimeout(100);
     }
-    assert.ok(labels.includes('spec'), `fields of the Object editor's YAML: ${labels}`);
+    assert.ok(labels.includes('spec'), `fields of the Object editor's YAML: ${labels} in ${JSON.stringify(await getText('expression'))}`);
     await page.keyboard.press('Escape');
     await setText('expression', '');
     await page.keyboard.type('si');
@@ -197,12 +206,10 @@ test('playground in headless Chromium', async (t) => {
     await shot('completion');
     await page.keyboard.press('Escape');
     await setText('expression', 'object.spec.replicas * 2');
+    assert.equal(await described(), true, 'the descriptions were fetched for the completion');
   });
 
   await t.test('completion in a policy expression offers the Deployment\'s schema fields with their type and description (the package\'s complete)', async () => {
-    // The schema descriptions are fetched on the first hover or completion, never before.
-    const described = () => page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('.descriptions.json')));
-    assert.equal(await described(), false, 'descriptions were fetched before any hover or completion');
     // The schemas load after the first result and the page evaluates again: then the
     // policy's type checking is in the results.
     await page.waitForSelector('[data-policy="replica-limit.example.com"] [data-testid=typechecking]', { timeout: 15_000 });
@@ -239,7 +246,6 @@ test('playground in headless Chromium', async (t) => {
     assert.ok(rows.some(([l]) => l === 'hostNetwork'), 'a field the object does not set');
     await page.keyboard.press('Escape');
     await setText('manifests', text);
-    assert.equal(await described(), true, 'the descriptions were fetched for the completion');
   });
 
   await t.test('hover over a field in an expression (pointer or Ctrl-Shift-Space) shows its checked type and schema description', async () => {
@@ -270,6 +276,45 @@ test('playground in headless Chromium', async (t) => {
     assert.equal(await tip.locator('code').textContent(), 'int');
     await page.keyboard.press('Escape');
     await tip.first().waitFor({ state: 'detached', timeout: 5_000 });
+  });
+
+  await t.test('the scratchpad\'s completion and hover are the package\'s, typed by the Object editor\'s apiVersion/kind', async () => {
+    const rowsNow = () => page.evaluate(() => [...document.querySelectorAll('.cm-tooltip-autocomplete li')].map((li) => [li.querySelector('.cm-completionLabel')?.textContent, li.querySelector('.cm-completionDetail')?.textContent ?? '']));
+    // A field of the Deployment schema the object does not set: only the package (objectKind apps/v1/Deployment) knows it.
+    assert.ok(!(await getText('object')).includes('progressDeadlineSeconds'));
+    await setText('expression', 'object.spec.');
+    await page.evaluate(() => window.__vapEditors.expression.select(12, 12));
+    await page.keyboard.type('prog');
+    let rows = [];
+    for (let i = 0; i < 100; i++) {
+      rows = await rowsNow();
+      if (rows.some(([l, d]) => l === 'progressDeadlineSeconds' && d === 'int')) break;
+      if (i % 20 === 19) await page.keyboard.press('Control+Space');
+      await page.waitForTimeout(100);
+    }
+    assert.ok(rows.some(([l, d]) => l === 'progressDeadlineSeconds' && d === 'int'), `progressDeadlineSeconds : int from the schema, got ${JSON.stringify(rows)}`);
+    const info = page.locator('.cm-tooltip-autocomplete .cm-completionInfo');
+    await info.waitFor({ timeout: 5_000 });
+    assert.match(await info.textContent(), /^The maximum time in seconds for a deployment to make progress/);
+    await shot('scratch-completion');
+    await page.keyboard.press('Enter');
+    assert.equal(await getText('expression'), 'object.spec.progressDeadlineSeconds');
+    // Hover (Ctrl-Shift-Space at the cursor): the checked type and the field's description.
+    await setText('expression', 'object.spec.replicas * 2');
+    await page.evaluate(() => window.__vapEditors.expression.select(15, 15));
+    await page.keyboard.press('Control+Shift+Space');
+    const tip = page.locator('.cm-cel-hover');
+    await tip.first().waitFor({ timeout: 5_000 });
+    assert.equal(await tip.locator('code').textContent(), 'int');
+    assert.match(await tip.locator('.cm-cel-doc').textContent(), /^Number of desired pods\./);
+    await page.keyboard.press('Escape');
+    await tip.first().waitFor({ state: 'detached', timeout: 5_000 });
+    // The whole expression: its type.
+    await page.evaluate(() => window.__vapEditors.expression.select(21, 21));
+    await page.keyboard.press('Control+Shift+Space');
+    await tip.first().waitFor({ timeout: 5_000 });
+    assert.equal(await tip.locator('code').textContent(), 'int');
+    await page.keyboard.press('Escape');
   });
 
   await t.test('objectChanges: a Deployment without replicas is stored with replicas 1 (defaulted), shown in the results', async () => {
@@ -366,6 +411,35 @@ test('playground in headless Chromium', async (t) => {
     assert.ok(sel.focused, 'the manifests editor has focus');
     assert.ok(sel.line.includes("size(object.metadata.name) <= '30'"), `selection on the expression's line, got: ${sel.line}`);
     assert.ok("size(object.metadata.name) <= '30'".includes(sel.text) && sel.text.length > 0, `selection inside the expression, got: ${sel.text}`);
+  });
+
+  await t.test('type checking in the results: the ↗ of a warning selects its expression in the Manifests editor', async () => {
+    const selection = () => page.evaluate(() => {
+      const v = window.__vapEditors.manifests.view;
+      const r = v.state.selection.main;
+      return { focused: v.hasFocus, text: v.state.sliceDoc(r.from, r.to) };
+    });
+    const button = page.locator('[data-policy="name-length.example.com"] [data-testid=typechecking] button[data-goto-field="spec.validations[0].expression"]');
+    await button.waitFor({ timeout: 15_000 });
+    await page.evaluate(() => window.__vapEditors.manifests.select(0, 0));
+    await button.click();
+    let sel = await selection();
+    assert.ok(sel.focused);
+    assert.equal(sel.text, "size(object.metadata.name) <= '30'");
+    // A warning whose diagnostic marks a sub-expression (size() of an int): the whole expression is selected.
+    const text = await getText('manifests');
+    const expr = 'object.metadata.name.size() + object.metadata.generation.size() <= 30';
+    await setText('manifests', text.replace("size(object.metadata.name) <= '30'", expr));
+    await page.waitForFunction(() => /applied to 'int\.\(\)'/.test(document.querySelector('[data-policy="name-length.example.com"] [data-testid=typechecking]')?.textContent ?? ''), null, { timeout: 15_000 });
+    const located = await page.evaluate(() => window.__vapLastResult.diagnostics.filter((d) => d.code === 'cel-typecheck').map((d) => [d.start, d.end]));
+    const manifests = await getText('manifests');
+    assert.ok(located.some(([s, e]) => manifests.slice(s, e) === 'object.metadata.generation.size()'), `the diagnostic marks the sub-expression: ${JSON.stringify(located)}`);
+    await page.evaluate(() => window.__vapEditors.manifests.select(0, 0));
+    await button.click();
+    sel = await selection();
+    assert.equal(sel.text, expr);
+    await shot('typecheck-goto');
+    await setText('manifests', text);
   });
 
   await t.test('a published example: its source link and licence; the passes/fails buttons load its two objects', async () => {

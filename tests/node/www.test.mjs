@@ -472,6 +472,23 @@ test('render: each policy shows status.typeChecking.expressionWarnings (typechec
   assert.equal(byClass(renderResult(deniedResult()).tree, 'typechecking').length, 0);
 });
 
+test('render: a type-checking warning whose field a diagnostic locates has a ↗ button (data-goto-field); without a position, none', () => {
+  const result = deniedResult();
+  const name = result.policies[0].name;
+  const prefix = `ValidatingAdmissionPolicy/${name}: `;
+  const typeChecks = [{ name, typeChecking: { expressionWarnings: [{ fieldRef: 'spec.validations[0].expression', warning: 'w' }, { fieldRef: 'spec.validations[1].expression', warning: 'w2' }] }, checkedKinds: ['apps/v1, Kind=Deployment'] }];
+  result.diagnostics = [
+    { severity: 'warning', code: 'cel-typecheck', message: 'm', field: `${prefix}spec.validations[0].expression`, start: 40, end: 47, rendered: '' },
+    { severity: 'warning', code: 'cel-typecheck', message: 'no position', field: `${prefix}spec.validations[1].expression`, rendered: '' },
+    { severity: 'warning', code: 'cel-typecheck-vap-eval', message: 'n', field: `${prefix}spec.variables[0].expression`, start: 10, end: 12, rendered: '' },
+    { severity: 'warning', code: 'cel-typecheck', message: 'other policy', field: 'ValidatingAdmissionPolicy/other: spec.validations[1].expression', start: 1, end: 2, rendered: '' },
+  ];
+  const [tc] = byClass(renderResult(result, undefined, typeChecks).tree, 'typechecking');
+  const buttons = elementsOf(tc).filter((e) => e.attrs?.['data-goto-field']);
+  assert.deepEqual(buttons.map((b) => b.attrs['data-goto-field']), ['spec.validations[0].expression', 'spec.variables[0].expression']);
+  assert.ok(buttons.every((b) => b.tag === 'button' && b.attrs['aria-label'] === 'show in the editor' && textOf(b) === '↗'));
+});
+
 // ------------------------------------------------------------------------------ the examples
 
 test('examples: index.json lists existing files; every manifest holds a policy and a binding', () => {
@@ -551,7 +568,7 @@ test('inline-examples: text that could end the script element survives the round
 
 // ------------------------------------------------------------- editor/cel.js, files, kubectl
 
-import { tokenizeCel, celRegions, celCompletions, declaredVariables, yamlKeysAt, packageCompletions } from '../../www/editor/cel.js';
+import { tokenizeCel, celRegions, celCompletions, declaredVariables, yamlKeysAt, packageCompletions, objectKindOf } from '../../www/editor/cel.js';
 import { unwrapLists, routeFile } from '../../www/state.js';
 import { kubectlLines } from '../../www/render.js';
 
@@ -614,7 +631,7 @@ test('cel.js: the package\'s completions become CodeMirror\'s (type, detail, doc
       { label: 'replicas', kind: 'field', detail: 'int', documentation: 'Number of desired pods.' },
       { label: 'size', kind: 'method', detail: 'size(list) -> int\nsize(map) -> int', documentation: '' },
       { label: 'all', kind: 'macro', detail: 'list.all(x, p) -> bool', documentation: '' },
-      { label: 'replicas', kind: 'key', detail: 'number', documentation: '' },
+      { label: 'tier', kind: 'key', detail: 'string', documentation: '' },
     ],
   };
   const r = packageCompletions(got, 13, 40);
@@ -622,6 +639,7 @@ test('cel.js: the package\'s completions become CodeMirror\'s (type, detail, doc
     { label: 'replicas', type: 'property', detail: 'int', info: 'Number of desired pods.' },
     { label: 'size', type: 'method', detail: 'size(list) -> int', info: 'size(list) -> int\nsize(map) -> int' },
     { label: 'all', type: 'keyword', detail: 'list.all(x, p) -> bool' },
+    { label: 'tier', type: 'property', detail: 'string' },
   ]);
   assert.equal(r.from, 12);
   assert.equal(r.to, 15, 'the rest of the word at the cursor is replaced');
@@ -630,6 +648,16 @@ test('cel.js: the package\'s completions become CodeMirror\'s (type, detail, doc
   assert.equal(packageCompletions({ from: 0, to: 0, items: [] }, 0, 1), null, 'nothing: the table answers');
   assert.equal(packageCompletions(null, 0, 1), null);
   assert.equal(packageCompletions({ ...got, from: 20 }, 13, 40), null, 'a range after the cursor is not used');
+});
+
+test('cel.js: objectKindOf gives the scratchpad\'s objectKind from the Object editor\'s first document (YAML or JSON)', () => {
+  assert.equal(objectKindOf('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n'), 'apps/v1/Deployment');
+  assert.equal(objectKindOf('kind: "Pod"\napiVersion: v1 # core\n'), 'v1/Pod');
+  assert.equal(objectKindOf('{"apiVersion": "v1", "kind": "Pod"}'), 'v1/Pod');
+  assert.equal(objectKindOf('# c\n---\napiVersion: v1\nkind: Pod\n---\napiVersion: apps/v1\nkind: Deployment\n'), 'v1/Pod');
+  assert.equal(objectKindOf('spec:\n  apiVersion: v1\n  kind: Pod\n'), undefined, 'nested keys are not the object\'s');
+  assert.equal(objectKindOf('apiVersion: v1\n'), undefined, 'no kind');
+  for (const t of ['', '{bad', 'null', '[1]', null, undefined]) assert.equal(objectKindOf(t), undefined, String(t));
 });
 
 test('files: kubectl get -o yaml Lists unwrap into documents; files route to the right editor', () => {

@@ -353,14 +353,36 @@ export function celCompletions(before, version, context = {}) {
 
 // --- the package's completions ----------------------------------------------------------------
 
+/**
+ * The `objectKind` option (`"<apiVersion>/<Kind>"`: "apps/v1/Deployment", "v1/Pod") of an
+ * object's YAML or JSON text, from its first document's top-level apiVersion and kind;
+ * undefined when either is missing. Types `object` for the scratchpad's completion and hover
+ * (main.js, through www/editor.js: not part of the page's first load).
+ */
+export function objectKindOf(text) {
+  const t = String(text ?? '');
+  let api;
+  let kind;
+  if (/^\s*\{/.test(t)) {
+    try {
+      ({ apiVersion: api, kind } = JSON.parse(t) ?? {});
+    } catch {}
+  } else {
+    const first = t.split(/^---\s*$/m).find((d) => /\S/.test(d.replace(/^#.*$/gm, ''))) ?? '';
+    const top = (key) => first.match(new RegExp(`^${key}:[ \\t]*["']?([^"'\\s#]+)["']?[ \\t]*(?:#.*)?$`, 'm'))?.[1];
+    api = top('apiVersion');
+    kind = top('kind');
+  }
+  return typeof api === 'string' && typeof kind === 'string' && api && kind ? `${api}/${kind}` : undefined;
+}
+
 /** CompletionItem.kind (the package's `complete`) -> CodeMirror's completion type (its icon). */
 const ITEM_TYPES = { variable: 'variable', field: 'property', key: 'property', method: 'method', function: 'function', macro: 'keyword' };
 
 /**
  * The package's completions as CodeMirror's, or null when it has none. `got`:
  * {from, to, items: [{label, kind, detail, documentation}]} (UTF-16 offsets in the document).
- * A key of the supplied object that is also a schema field appears once, as the field. A
- * multi-line detail (a function's signatures) shows its first line; all of it, and the
+ * One option per item (the package gives one item per label). A multi-line detail (a function's signatures) shows its first line; all of it, and the
  * field's description, go to the info panel — as text (CodeMirror sets a string info as a
  * text node).
  */
@@ -368,13 +390,9 @@ export function packageCompletions(got, pos, docLength) {
   const items = Array.isArray(got?.items) ? got.items : [];
   if (items.length === 0 || !(got.from >= 0 && got.from <= pos)) return null;
   const options = [];
-  const seen = new Set();
+  // One item per label already (the package keeps a schema field over the same key of the object).
   for (const it of items) {
     const type = ITEM_TYPES[it.kind] ?? 'text';
-    // A schema field and the same key of the supplied object are one entry: the field's (typed, described).
-    const key = `${type}\u0000${it.label}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
     const detail = String(it.detail ?? '');
     const lines = detail.split('\n');
     const info = [lines.length > 1 ? detail : '', it.documentation ?? ''].filter(Boolean).join('\n\n');

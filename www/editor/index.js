@@ -3,7 +3,7 @@
 // cold start never waits for it). Bundled with esbuild by scripts/bundle-www.mjs.
 //
 // YAML editors: YAML highlighting, CEL highlighting inside expression fields (cel.js finds them),
-// CEL completion there. CEL editor (scratchpad): CEL highlighting and completion. All: line
+// CEL completion and hover there. CEL editor (scratchpad): CEL highlighting, completion and hover. All: line
 // numbers, bracket matching, search (Ctrl-F), undo history, diagnostics as squiggles
 // (@codemirror/lint) with the message on hover and in the gutter.
 import { EditorState, RangeSetBuilder, Compartment, StateEffect, StateField } from '@codemirror/state';
@@ -16,6 +16,11 @@ import { yaml } from '@codemirror/lang-yaml';
 import { setDiagnostics, lintGutter, lintKeymap } from '@codemirror/lint';
 import { autocompletion, completionKeymap, closeBrackets, closeBracketsKeymap } from '@codemirror/autocomplete';
 import { tokenizeCel, celRegions, celCompletions, packageCompletions, TOKEN } from './cel.js';
+
+/** For main.js: the expression fields of a YAML text (the ↗ of a type-checking warning selects
+ * one), the scratchpad's `objectKind` from the Object editor's text. */
+export { celRegions };
+export { objectKindOf } from './cel.js';
 
 const marks = Object.fromEntries(Object.entries(TOKEN).map(([k, cls]) => [k, Decoration.mark({ class: `${cls} cel-token` })]));
 
@@ -64,7 +69,8 @@ const celLanguage = StreamLanguage.define({
 /**
  * A completion source for CEL. `kind` 'yaml': only inside an expression field; 'cel': anywhere.
  * `env()` gives {version, manifests, object, oldObject} at completion time. `intel.complete(text,
- * pos)` (optional) asks the package; its table (cel.js) answers when the package has nothing.
+ * pos)` (optional) asks the package; its table (cel.js) answers when the package has nothing
+ * (null, no items), nobody when a newer request superseded it ({superseded: true}).
  */
 function celCompletionSource(kind, env, intel) {
   return async (ctx) => {
@@ -83,7 +89,8 @@ function celCompletionSource(kind, env, intel) {
     if (!ctx.explicit && word === '' && !before.endsWith('.')) return null;
     if (intel?.complete) {
       const got = await Promise.resolve(intel.complete(text, ctx.pos)).catch(() => null);
-      if (ctx.aborted) return null;
+      // Superseded: a newer request (the text typed since) answers; the table would be stale.
+      if (ctx.aborted || got?.superseded) return null;
       const fromPackage = packageCompletions(got, ctx.pos, text.length);
       if (fromPackage) return fromPackage;
     }
@@ -91,15 +98,18 @@ function celCompletionSource(kind, env, intel) {
   };
 }
 
+/** Whether `pos` is inside CEL: an expression field of a YAML editor, anywhere in the CEL editor. */
+const inCel = (lang, text, pos) => lang === 'cel' || celRegions(text).some((r) => r.from <= pos && pos <= r.to);
+
 /**
- * The hover tooltip at `pos` inside an expression field: the package's `hover`
+ * The hover tooltip at `pos` inside CEL (`lang` as in upgrade()): the package's `hover`
  * (`intel.hover(text, pos)` resolving to {type, documentation, from, to}) — the sub-expression's
  * checked type and the field's description, as text. Null outside expressions or when the
  * package has nothing.
  */
-async function celHoverAt(intel, view, pos) {
+async function celHoverAt(lang, intel, view, pos) {
   const text = view.state.doc.toString();
-  if (!celRegions(text).some((r) => r.from <= pos && pos <= r.to)) return null;
+  if (!inCel(lang, text, pos)) return null;
   const got = await Promise.resolve(intel.hover(text, pos)).catch(() => null);
   if (!got || (got.type == null && !got.documentation)) return null;
   const len = view.state.doc.length;
@@ -139,11 +149,11 @@ const keyHover = StateField.define({
   provide: (f) => showTooltip.from(f),
 });
 
-function celHover(intel) {
+function celHover(lang, intel) {
   const showAtCursor = (view) => {
     const pos = view.state.selection.main.head;
-    if (!celRegions(view.state.doc.toString()).some((r) => r.from <= pos && pos <= r.to)) return false;
-    celHoverAt(intel, view, pos).then((tip) => {
+    if (!inCel(lang, view.state.doc.toString(), pos)) return false;
+    celHoverAt(lang, intel, view, pos).then((tip) => {
       if (tip && view.state.selection.main.head === pos) view.dispatch({ effects: setKeyHover.of(tip) });
     });
     return true;
@@ -154,7 +164,7 @@ function celHover(intel) {
     return true;
   };
   return [
-    hoverTooltip((view, pos) => celHoverAt(intel, view, pos), { hoverTime: 300 }),
+    hoverTooltip((view, pos) => celHoverAt(lang, intel, view, pos), { hoverTime: 300 }),
     keyHover,
     keymap.of([
       { key: 'Ctrl-Shift-Space', run: showAtCursor },
@@ -181,7 +191,7 @@ const theme = EditorView.theme({
  * Replaces `textarea` with an editor holding its text. Options: `lang` 'yaml' | 'cel';
  * `onChange(text)`; `env()` for completion; `singleLine` (no line numbers); `intel`
  * ({complete(text, pos), hover(text, pos)}, promises of the package's results; YAML editors: in
- * expression fields). Returns a handle:
+ * expression fields; the CEL editor: anywhere). Returns a handle:
  * {view, get(), set(text), select(from, to), setDiagnostics(list), focus()}.
  */
 export function upgrade(textarea, { lang = 'yaml', onChange = () => {}, env = () => ({}), singleLine = false, intel = null } = {}) {
@@ -207,7 +217,7 @@ export function upgrade(textarea, { lang = 'yaml', onChange = () => {}, env = ()
     }),
     language.of(lang === 'yaml' ? [yaml(), celInYaml] : celLanguage),
   ];
-  if (intel?.hover && lang === 'yaml') extensions.push(celHover(intel));
+  if (intel?.hover) extensions.push(celHover(lang, intel));
   if (!singleLine) extensions.push(lineNumbers(), highlightActiveLineGutter(), foldGutter());
   else extensions.push(EditorView.lineWrapping);
   if (textarea.placeholder) extensions.push(placeholderExt(textarea.placeholder));
