@@ -482,24 +482,38 @@ test('playground in headless Chromium', async (t) => {
   });
 
   await t.test('dark mode follows the system and the toggle', async () => {
-    const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    // Styles settle a frame after a media or attribute change, and later under load: read each
+    // colour once it has the expected brightness (or, failing that, after 5 s, to report it).
+    const settled = async (selector, wanted) => {
+      const read = () => page.evaluate((sel) => getComputedStyle(document.querySelector(sel)).backgroundColor, selector);
+      let value = await read();
+      for (let i = 0; i < 50 && !wanted(luminance(value)); i++) {
+        await page.waitForTimeout(100);
+        value = await read();
+      }
+      return value;
+    };
+    const isDark = (l) => l < 0.1;
+    const isLight = (l) => l > 0.8;
     await page.emulateMedia({ colorScheme: 'light' });
-    const light = await bg();
+    const light = await settled('body', isLight);
     await page.emulateMedia({ colorScheme: 'dark' });
-    const dark = await bg();
+    const dark = await settled('body', isDark);
     assert.notEqual(dark, light);
-    assert.ok(luminance(dark) < 0.1 && luminance(light) > 0.8, `${dark} vs ${light}`);
-    const editorBg = await page.evaluate(() => getComputedStyle(document.querySelector('.cm-editor')).backgroundColor);
+    assert.ok(isDark(luminance(dark)) && isLight(luminance(light)), `${dark} vs ${light}`);
+    const editorBg = await settled('.cm-editor', (l) => l < 0.15);
     assert.ok(luminance(editorBg) < 0.15, `editor background in dark mode: ${editorBg}`);
     await shot('dark');
     await page.click('#theme');
     assert.equal(await page.getAttribute('html', 'data-theme'), 'light');
-    assert.ok(luminance(await bg()) > 0.8);
+    const toggled = await settled('body', isLight);
+    assert.ok(isLight(luminance(toggled)), `after the toggle: ${toggled}`);
     await page.click('#theme');
     assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
     await page.reload();
     await page.waitForSelector('[data-decision]', { timeout: 30_000 });
-    assert.ok(luminance(await bg()) < 0.1, 'the choice survives a reload');
+    const reloaded = await settled('body', isDark);
+    assert.ok(isDark(luminance(reloaded)), `the choice survives a reload: ${reloaded}`);
     await page.evaluate(() => localStorage.removeItem('vap-theme'));
     await page.emulateMedia({ colorScheme: 'light' });
   });
