@@ -46,7 +46,7 @@
 // K8S_AGGREGATOR_REPO (kubernetes/api, apimachinery, apiextensions-apiserver, kube-aggregator).
 
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { sha256, stable } from "./schema-json.mjs";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 
 const MIRROR = "/work/.mirror";
@@ -700,19 +700,9 @@ function generate(minor, rules) {
   return { u, schema: JSON.stringify(stable({ kinds, definitions })), descriptions: JSON.stringify(stable(descriptions)) };
 }
 
-function stable(v) {
-  if (Array.isArray(v)) return v.map(stable);
-  if (v && typeof v === "object") {
-    const o = {};
-    for (const k of Object.keys(v).sort()) o[k] = stable(v[k]);
-    return o;
-  }
-  return v;
-}
 
 // ---------------------------------------------------------------------------------------------
 
-const sha256 = (text) => createHash("sha256").update(text).digest("hex");
 const NOTE =
   "Versions whose published OpenAPI (kubernetes/kubernetes api/openapi-spec/v3) is not available here, generated from the Go API types at the tags below by the rules of kube-openapi's openapi-gen; the same generator reproduces the published 1.30-1.35 bundles exactly (gen-schemas-go.mjs --check).";
 const DATA = new URL("../data/schemas/", import.meta.url).pathname;

@@ -22,7 +22,7 @@
 // references (`{"$ref": "<definition>"}`; `allOf: [{$ref}]` wrappers are unwrapped as the
 // apiserver's resolver does). Descriptions, defaults, oneOf and paths are dropped.
 
-import { createHash } from "node:crypto";
+import { sha256, stable } from "./schema-json.mjs";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
 
@@ -95,18 +95,7 @@ function compact(s, descs, path) {
   return out;
 }
 
-// JSON with object keys sorted, so the output does not depend on the input's key order.
-function stable(v) {
-  if (Array.isArray(v)) return v.map(stable);
-  if (v && typeof v === "object") {
-    const o = {};
-    for (const k of Object.keys(v).sort()) o[k] = stable(v[k]);
-    return o;
-  }
-  return v;
-}
 
-const sha256 = (text) => createHash("sha256").update(text).digest("hex");
 
 function generate(dir) {
   const definitions = {};
