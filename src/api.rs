@@ -348,6 +348,12 @@ pub struct EvaluateResult {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub object_changes: Vec<ObjectChange>,
+    /// Per ValidatingAdmissionPolicy in the manifests, in order: its `status.typeChecking`, as
+    /// `typecheck` reports it (computed when the policies are compiled; nothing is checked
+    /// twice). Absent when the manifests hold no policy.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub type_checking: Vec<PolicyTypeChecking>,
 }
 
 /// The target version of an input; an unsupported one is a diagnostic and the newest is used.
@@ -556,6 +562,7 @@ pub fn evaluate_documents(
             diagnostics,
             kubernetes_version,
             object_changes,
+            type_checking: policy_type_checks(set),
         };
     };
     #[allow(unused_variables)]
@@ -572,6 +579,7 @@ pub fn evaluate_documents(
         diagnostics,
         kubernetes_version,
         object_changes,
+        type_checking: policy_type_checks(set),
     }
 }
 
@@ -774,8 +782,16 @@ pub struct TypeChecking {
 /// schemas of the kinds they match (`status.typeChecking`); no evaluation.
 pub fn typecheck(input: &EvaluateInput) -> TypecheckResult {
     let set = compile(&input.manifests, &input.set_options());
-    let policies = set
-        .manifests
+    TypecheckResult {
+        policies: policy_type_checks(&set),
+        diagnostics: set.diagnostics,
+        kubernetes_version: set.version.to_string(),
+    }
+}
+
+/// Each policy's type checking, computed when the set was compiled (`PolicySet::type_checks`).
+fn policy_type_checks(set: &PolicySet) -> Vec<PolicyTypeChecking> {
+    set.manifests
         .policies
         .iter()
         .zip(&set.type_checks)
@@ -784,12 +800,7 @@ pub fn typecheck(input: &EvaluateInput) -> TypecheckResult {
             type_checking: TypeChecking { expression_warnings: t.expression_warnings.clone() },
             checked_kinds: t.kinds.iter().map(ToString::to_string).collect(),
         })
-        .collect();
-    TypecheckResult {
-        diagnostics: set.diagnostics,
-        kubernetes_version: set.version.to_string(),
-        policies,
-    }
+        .collect()
 }
 
 /// Options of `evaluateExpression`; unknown fields are an error.

@@ -525,3 +525,25 @@ fn schemas_input_forms() {
     let r = run(Document::Text("a: [".into()));
     assert!(r.diagnostics.iter().any(|d| d.code == "input-yaml-syntax" && d.field == "schemas"));
 }
+
+/// `evaluate` reports the same `status.typeChecking` as `typecheck`, per policy and in order
+/// (one computation, when the policies are compiled), with the warnings present.
+#[test]
+fn evaluate_carries_the_policies_type_checking() {
+    let manifests = policy(&[DEPLOY], validations(&["object.spec.replica > 1"]));
+    let input = EvaluateInput {
+        manifests: Manifests::Text(manifests.clone()),
+        object: Some(vap_eval::api::Document::Object(json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d", "namespace": "default"}, "spec": {"replicas": 2}
+        }))),
+        ..Default::default()
+    };
+    let checked = check(&manifests, None);
+    assert_eq!(warnings(&checked).len(), 1, "{:?}", warnings(&checked));
+    let evaluated = evaluate(&input);
+    assert_eq!(
+        serde_json::to_value(&evaluated.type_checking).expect("json"),
+        serde_json::to_value(&checked.policies).expect("json")
+    );
+}

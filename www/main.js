@@ -381,10 +381,6 @@ async function evaluateNow() {
   const args = evaluateArgs(state, versions);
   const out = await runEngine('evaluate', args);
   if (out.superseded || seq !== evaluateSeq) return;
-  // The policies' status.typeChecking (typecheck(), queued behind the evaluation), for every
-  // result but the first: that one does not wait, and the schemas that type it load after it.
-  const checked = firstResult || out.timeout || out.error !== undefined ? null : await runEngine('typecheck', args);
-  if (seq !== evaluateSeq) return;
   if (out.timeout) {
     show($('notice'), timeoutNotice('The evaluation', out.timeout));
     $('result').replaceChildren();
@@ -405,7 +401,9 @@ async function evaluateNow() {
   const ms = out.ms ?? performance.now() - t0;
   if (firstResult) performance.mark('vap-first-evaluated');
   const current = texts();
-  const typeChecks = checked?.value ? toPlain(checked.value).policies : null;
+  // The policies' status.typeChecking (the result's typeChecking), for every result but the
+  // first: the schemas that type it load after that one, so it would only say nothing was checked.
+  const typeChecks = firstResult ? null : result.typeChecking ?? [];
   const { tree, diagnostics } = renderResult(result, (d) => locateDiagnostic(d, current, 'evaluate'), typeChecks);
   show($('notice'), null);
   show($('result'), tree);
