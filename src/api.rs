@@ -551,7 +551,7 @@ pub fn evaluate_documents(
     let (request, derived) = derive_request_owned(input, &set.catalog);
     diagnostics.extend(derived);
     let kubernetes_version = set.version.to_string();
-    let Some(request) = request else {
+    let Some(mut request) = request else {
         return EvaluateResult {
             response: AdmissionResponse { allowed: true, ..AdmissionResponse::default() },
             request: None,
@@ -565,13 +565,15 @@ pub fn evaluate_documents(
             type_checking: policy_type_checks(set),
         };
     };
+    // The request as it came (the registry may name it: validating admission sees that name).
+    let summary = RequestSummary::new(&request);
     #[allow(unused_variables)]
     let (response, policies, webhooks, kyverno, registry) =
-        admit(set, &request, &set.catalog, &mut diagnostics);
+        admit(set, &mut request, &set.catalog, &mut diagnostics);
     object_changes.extend(registry);
     EvaluateResult {
         response,
-        request: Some(RequestSummary::new(&request)),
+        request: Some(summary),
         policies,
         webhooks,
         #[cfg(feature = "kyverno")]
@@ -590,13 +592,10 @@ pub fn evaluate_documents(
 /// others (docs/kyverno-semantics.md §6, §7).
 fn admit(
     set: &PolicySet,
-    request: &AdmissionRequest,
+    request: &mut AdmissionRequest,
     catalog: &crate::admission::resources::ResourceCatalog,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>, KyvernoOut, Vec<ObjectChange>) {
-    // What the registry makes of the object before validating admission (crate::objects::registry).
-    let registered = registered(set, request);
-    let validated = registered.as_ref().map_or(request, |r| &r.0);
     // One view of the namespaces for every plugin: an assumed namespace (`missingNamespaces`)
     // is the same for the webhooks' namespaceSelectors and the policies.
     let namespaces = crate::admission::namespaces::Namespaces::new(set, request);
@@ -606,10 +605,12 @@ fn admit(
     let vap_set = kyverno.extended.as_deref().unwrap_or(set);
     #[cfg(not(feature = "kyverno"))]
     let vap_set = set;
-    let (mut response, policies, webhooks, reached) =
-        admission_chain(set, vap_set, request, validated, catalog, &namespaces, diagnostics);
+    #[cfg_attr(not(feature = "kyverno"), allow(unused_mut))]
+    let (mut response, policies, webhooks, registry) =
+        admission_chain(set, vap_set, request, catalog, &namespaces, diagnostics);
+    // `request` is now the one validating admission receives (after the registry).
     #[cfg(feature = "kyverno")]
-    let kyverno = crate::kyverno::evaluate(set, validated, &namespaces).map(|k| {
+    let kyverno = crate::kyverno::evaluate(set, request, &namespaces).map(|k| {
         diagnostics.extend(k.diagnostics);
         crate::kyverno::combine(&mut response, &k.result.response);
         k.result
@@ -617,68 +618,44 @@ fn admit(
     diagnostics.extend(namespaces.assumed_diagnostic());
     #[cfg(not(feature = "kyverno"))]
     let kyverno = ();
-    let changes = match registered {
-        Some((_, changes)) if reached => changes,
-        _ => Vec::new(),
-    };
-    (response, policies, webhooks, kyverno, changes)
+    (response, policies, webhooks, kyverno, registry)
 }
 
-/// The request validating admission receives: its object as the registry leaves it after
-/// `rest.BeforeCreate` / `rest.BeforeUpdate` (crate::objects::registry), and for a generated
-/// name that name (`rest.AdmissionToValidateObjectFunc`). `None` when nothing changes, objects
-/// are taken as given, or the request is not a CREATE or UPDATE of a main resource.
-fn registered(
-    set: &PolicySet,
-    request: &AdmissionRequest,
-) -> Option<(AdmissionRequest, Vec<ObjectChange>)> {
+/// What the registry makes of the request's object before validating admission: its object as
+/// `rest.BeforeCreate` / `rest.BeforeUpdate` leave it (crate::objects::registry), changed in
+/// place, and for a generated name that name (`rest.AdmissionToValidateObjectFunc`). Returns
+/// the changes; none when objects are taken as given or the request is not a CREATE or UPDATE
+/// of a main resource.
+fn register(set: &PolicySet, request: &mut AdmissionRequest) -> Vec<ObjectChange> {
     use crate::admission::request::Operation;
     let create = match request.operation {
         Operation::Create => true,
         Operation::Update => false,
-        _ => return None,
+        _ => return Vec::new(),
     };
     if !set.normalize_objects || !request.sub_resource.is_empty() {
-        return None;
+        return Vec::new();
     }
     let r = crate::objects::registry::Request {
         create,
         namespace: &request.namespace,
         namespaced: request.namespaced,
     };
-    let (object, changes) = crate::objects::registry::before_validation(
+    let Some(object) = request.object.as_mut() else { return Vec::new() };
+    let changes = crate::objects::registry::before_validation_in_place(
         &r,
-        request.object.as_ref()?,
+        object,
         request.old_object.as_ref(),
         set.version,
         &set.manifests.crds,
-    )?;
-    if changes.is_empty() {
-        return None;
+    )
+    .unwrap_or_default();
+    if !changes.is_empty() && request.name.is_empty() {
+        if let Some(n) = object.pointer("/metadata/name").and_then(serde_json::Value::as_str) {
+            request.name = n.to_string();
+        }
     }
-    // Field by field, so the object is not copied once more only to be replaced.
-    let name = match object.pointer("/metadata/name").and_then(serde_json::Value::as_str) {
-        Some(n) if request.name.is_empty() => n.to_string(),
-        _ => request.name.clone(),
-    };
-    let out = AdmissionRequest {
-        operation: request.operation,
-        kind: request.kind.clone(),
-        resource: request.resource.clone(),
-        sub_resource: request.sub_resource.clone(),
-        request_kind: request.request_kind.clone(),
-        request_resource: request.request_resource.clone(),
-        request_sub_resource: request.request_sub_resource.clone(),
-        name,
-        namespace: request.namespace.clone(),
-        user_info: request.user_info.clone(),
-        dry_run: request.dry_run,
-        options: request.options.clone(),
-        object: Some(object),
-        old_object: request.old_object.clone(),
-        namespaced: request.namespaced,
-    };
-    Some((out, changes))
+    changes
 }
 
 #[cfg(feature = "kyverno")]
@@ -687,25 +664,27 @@ type KyvernoOut = Option<crate::kyverno::KyvernoResult>;
 type KyvernoOut = ();
 
 /// `vap_set`: the policies to dispatch (the set, plus the policies Kyverno generates).
-/// `validated` is the request the validating plugins receive (after the registry); the fourth
-/// value says whether they were reached.
+/// Mutating admission sees `request` as it came; then the registry changes it in place
+/// ([`register`]) and the validating plugins receive that. The fourth value is the registry's
+/// changes when the validating plugins were reached (none otherwise).
 fn admission_chain(
     set: &PolicySet,
     vap_set: &PolicySet,
-    request: &AdmissionRequest,
-    validated: &AdmissionRequest,
+    request: &mut AdmissionRequest,
     catalog: &crate::admission::resources::ResourceCatalog,
     namespaces: &crate::admission::namespaces::Namespaces,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>, bool) {
+) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>, Vec<ObjectChange>) {
     use crate::webhook::dispatcher::{dispatch_phase, not_reached, Env};
     use crate::webhook::types::WebhookKind::{Mutating, Validating};
     let hooks = &set.webhooks.configurations;
-    let cx = crate::admission::matching::MatchContext { request, namespaces, catalog };
     let env = Env { version: set.version, authorizer: set.authorizer(request) };
+    let cx = crate::admission::matching::MatchContext { request, namespaces, catalog };
     let mutating = dispatch_phase(hooks, Mutating, cx, &env);
     diagnostics.extend(mutating.diagnostics);
     let mut webhooks = mutating.webhooks;
+    let registry = register(set, request);
+    let validated = &*request;
     if let Some(status) = mutating.status {
         let why = "not reached: MutatingAdmissionWebhook rejected the request";
         webhooks.extend(not_reached(hooks, Validating, why));
@@ -715,7 +694,7 @@ fn admission_chain(
         ));
         let response =
             AdmissionResponse { allowed: false, status: Some(status), ..Default::default() };
-        return (response, Vec::new(), webhooks, false);
+        return (response, Vec::new(), webhooks, Vec::new());
     }
     let out = dispatch(vap_set, validated, namespaces);
     diagnostics.extend(out.diagnostics);
@@ -730,7 +709,7 @@ fn admission_chain(
             ));
         }
         webhooks.extend(skipped);
-        return (response, out.policies, webhooks, true);
+        return (response, out.policies, webhooks, registry);
     }
     let cx = crate::admission::matching::MatchContext { request: validated, namespaces, catalog };
     let validating = dispatch_phase(hooks, Validating, cx, &env);
@@ -740,7 +719,7 @@ fn admission_chain(
         response.allowed = false;
         response.status = Some(status);
     }
-    (response, out.policies, webhooks, true)
+    (response, out.policies, webhooks, registry)
 }
 
 /// Output of `typecheck`.

@@ -103,10 +103,24 @@ pub fn before_validation(
     version: KubeVersion,
     crds: &[Json],
 ) -> Option<(Json, Vec<ObjectChange>)> {
-    let api_version = object.get("apiVersion")?.as_str()?;
-    let kind = object.get("kind")?.as_str()?;
+    let mut out = object.clone();
+    let changes = before_validation_in_place(request, &mut out, old, version, crds)?;
+    Some((out, changes))
+}
+
+/// [`before_validation`] on `out` itself (the request path owns its object: no copy of it).
+pub fn before_validation_in_place(
+    request: &Request,
+    out: &mut Json,
+    old: Option<&Json>,
+    version: KubeVersion,
+    crds: &[Json],
+) -> Option<Vec<ObjectChange>> {
+    let api_version = out.get("apiVersion")?.as_str()?.to_string();
+    let kind = out.get("kind")?.as_str()?.to_string();
+    let (api_version, kind) = (api_version.as_str(), kind.as_str());
     let (group, ver) = api_version.split_once('/').unwrap_or(("", api_version));
-    if NOT_STORED.contains(&kind) || !object.get("metadata").is_none_or(Json::is_object) {
+    if NOT_STORED.contains(&kind) || !out.get("metadata").is_none_or(Json::is_object) {
         return None;
     }
     let model = super::model::model(version);
@@ -117,17 +131,16 @@ pub fn before_validation(
     }
     let old = if request.create { None } else { Some(old?) };
     let daemon_set = group == "apps" && kind == "DaemonSet";
-    let mut out = object.clone();
     let mut r = Run { changes: Vec::new(), version, model: &model };
     let strategy = STRATEGIES.iter().find(|s| s.0 == group && s.1 == kind);
-    meta_common(&mut r, &mut out, request, old);
+    meta_common(&mut r, out, request, old);
     if daemon_set {
-        template_generation(&mut r, &mut out, old);
+        template_generation(&mut r, out, old);
     }
     match (old, strategy, root) {
         (None, Some(s), Some(root)) => {
             if version.minor >= s.3 {
-                r.set(&mut out, &["metadata", "generation"], Some(Json::from(1)));
+                r.set(out, &["metadata", "generation"], Some(Json::from(1)));
             }
             let status = match s.2 {
                 Status::Reset => Some(Json::Object(Map::new())),
@@ -137,22 +150,22 @@ pub fn before_validation(
             };
             if let Some(status) = status {
                 let status = r.encoded(root, "status", status);
-                r.set(&mut out, &["status"], Some(status));
+                r.set(out, &["status"], Some(status));
             }
             if s.2 == Status::Namespace {
-                namespace_finalizer(&mut r, &mut out);
+                namespace_finalizer(&mut r, out);
             }
             if kind == "Job" && out.pointer("/spec/manualSelector") != Some(&Json::Bool(true)) {
-                job_selector(&mut r, &mut out);
+                job_selector(&mut r, out);
             }
         }
         (Some(old), Some(s), _) => {
             if s.2 == Status::Namespace {
                 let f = old.pointer("/spec/finalizers").cloned();
-                r.set(&mut out, &["spec", "finalizers"], f);
+                r.set(out, &["spec", "finalizers"], f);
             }
             if s.2 != Status::Untouched {
-                r.set(&mut out, &["status"], old.get("status").cloned());
+                r.set(out, &["status"], old.get("status").cloned());
             }
             let changed = match s.4 {
                 Bump::Never => false,
@@ -164,23 +177,23 @@ pub fn before_validation(
                 }
             };
             if changed && version.minor >= s.3 {
-                bump(&mut r, &mut out, old);
+                bump(&mut r, out, old);
             }
         }
         (None, None, None) => {
             // A custom resource (customResourceStrategy.PrepareForCreate): no status when the
             // version has the status subresource; generation 1.
             if crd_status(crds, group, ver, kind) {
-                r.set(&mut out, &["status"], None);
+                r.set(out, &["status"], None);
             }
-            r.set(&mut out, &["metadata", "generation"], Some(Json::from(1)));
+            r.set(out, &["metadata", "generation"], Some(Json::from(1)));
         }
         (Some(old), None, None) => {
             // customResourceStrategy.PrepareForUpdate: status kept with the status subresource;
             // generation bumped when anything but metadata (and that status) changed.
             let status = crd_status(crds, group, ver, kind);
             if status {
-                r.set(&mut out, &["status"], old.get("status").cloned());
+                r.set(out, &["status"], old.get("status").cloned());
             }
             let content = |v: &Json| {
                 let mut m = v.as_object().cloned().unwrap_or_default();
@@ -190,13 +203,13 @@ pub fn before_validation(
                 }
                 m
             };
-            if content(&out) != content(old) {
-                bump(&mut r, &mut out, old);
+            if content(out) != content(old) {
+                bump(&mut r, out, old);
             }
         }
         _ => {}
     }
-    Some((out, r.changes))
+    Some(r.changes)
 }
 
 struct Run<'m> {
