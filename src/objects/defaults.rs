@@ -315,12 +315,32 @@ fn guard_holds(w: &Walk, v: &Json, guard: &str) -> bool {
     })
 }
 
+/// A step of a rule's path below the struct, borrowed from the rule: a rule is tried at every
+/// struct of its type on every request, and its path is copied only when it sets something.
+#[derive(Clone, Copy)]
+enum Rel<'s> {
+    Key(&'s str),
+    Index(usize),
+}
+
+/// Record a default set at `at` (below the current struct).
+fn record(w: &mut Walk, at: &[Rel], maps: &[bool]) {
+    let segs: Vec<Seg> = at
+        .iter()
+        .map(|r| match r {
+            Rel::Key(k) => Seg::Key((*k).to_string()),
+            Rel::Index(i) => Seg::Index(*i),
+        })
+        .collect();
+    w.event_rel(&segs, maps, ChangeReason::Default);
+}
+
 /// Apply one rule below `v` (the struct, or a value inside it), expanding `*` over lists.
-fn apply_rule(
+fn apply_rule<'s>(
     w: &mut Walk,
     v: &mut Json,
-    steps: &[&str],
-    at: &mut Vec<Seg>,
+    steps: &[&'s str],
+    at: &mut Vec<Rel<'s>>,
     maps: &mut Vec<bool>,
     when: u8,
     value: &str,
@@ -329,7 +349,7 @@ fn apply_rule(
     if *first == "*" {
         let Json::Array(items) = v else { return };
         for (i, item) in items.iter_mut().enumerate() {
-            at.push(Seg::Index(i));
+            at.push(Rel::Index(i));
             maps.push(false);
             apply_rule(w, item, rest, at, maps, when, value);
             at.pop();
@@ -339,7 +359,7 @@ fn apply_rule(
     }
     if let (Json::Array(items), Ok(i)) = (&mut *v, first.parse::<usize>()) {
         if let Some(item) = items.get_mut(i) {
-            at.push(Seg::Index(i));
+            at.push(Rel::Index(i));
             maps.push(false);
             apply_rule(w, item, rest, at, maps, when, value);
             at.pop();
@@ -350,7 +370,7 @@ fn apply_rule(
     let map_key = first.starts_with('#');
     let key = first.trim_start_matches('#');
     let Json::Object(m) = v else { return };
-    at.push(Seg::Key(key.to_string()));
+    at.push(Rel::Key(key));
     maps.push(map_key);
     if rest.is_empty() {
         let unset = when == b'o'
@@ -361,7 +381,7 @@ fn apply_rule(
         if unset {
             if let Ok(val) = serde_json::from_str::<Json>(value) {
                 m.insert(key.to_string(), val);
-                w.event_rel(at, maps, ChangeReason::Default);
+                record(w, at, maps);
             }
         }
     } else {
@@ -439,8 +459,33 @@ fn str_at<'v>(v: &'v Json, path: &str) -> &'v str {
     resolve(v, &path.split(' ').collect::<Vec<_>>()).and_then(Json::as_str).unwrap_or("")
 }
 
+/// The types [`coded`] handles. `coded` returns at once for any other type, so a new arm there
+/// does nothing until its type is listed here too.
+const CODED: &[&str] = &[
+    "core.v1.Container",
+    "core.v1.EphemeralContainer",
+    "core.v1.Pod",
+    "core.v1.Volume",
+    "core.v1.Namespace",
+    "core.v1.NodeStatus",
+    "core.v1.ReplicationController",
+    "batch.v1.Job",
+    "core.v1.Service",
+    "core.v1.LimitRangeItem",
+    "autoscaling.v2.HorizontalPodAutoscaler",
+];
+
+/// Whether [`apply`] can change a struct of type `ty` (it has rules or coded defaults): the walk
+/// calls it only for those.
+pub fn has_defaults(ty: &str) -> bool {
+    !rules_of(ty).is_empty() || CODED.contains(&ty)
+}
+
 /// The defaults that compute their value.
 fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
+    if !CODED.contains(&ty) {
+        return;
+    }
     match ty {
         // SetDefaults_Container: `Always` for the `latest` tag (also when no tag is given).
         "core.v1.Container" | "core.v1.EphemeralContainer"

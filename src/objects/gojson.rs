@@ -17,6 +17,9 @@
 //! While decoding, the object holds Go values in JSON form: a key is absent for a nil pointer,
 //! slice or map and for a scalar holding its zero value.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use serde_json::{Map, Value as Json};
 
 use super::model::{Field, Model};
@@ -31,19 +34,121 @@ pub struct Walk<'m> {
     pub version: KubeVersion,
     label: String,
     /// The current path. A struct field's name is the model's `&'static str`: entering one
-    /// allocates nothing (the walk enters every field of every struct, three times, on every
-    /// request); the path becomes [`Seg`]s only when a change or diagnostic is recorded.
+    /// allocates nothing (the walk enters every present field, three times, on every request);
+    /// the path becomes [`Seg`]s only when a change or diagnostic is recorded.
     path: Vec<Step>,
-    /// [`Model::fields`] by the address of the type name (a slice of the model's static
-    /// text, the same for every use of one field's shape): the walk asks at every struct,
-    /// three times, and bisecting the type names costs more than the rest of a small struct.
-    fields_cache: Vec<(usize, usize, Option<&'m [Field]>)>,
+    /// The version's struct types prepared for the walk ([`Plan`]), kept across walks.
+    plans: Rc<Plans>,
     pub events: Vec<Event>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Entries of [`Walk`]'s `fields_cache` (direct-mapped).
-const FIELDS_CACHE: usize = 128;
+/// A struct type prepared for the walk: what every visit of one of its values would otherwise
+/// work out again (the walk visits every struct three times on every request).
+struct Plan {
+    /// The type's name (a slice of the model's text).
+    ty: &'static str,
+    /// Its index in [`Model::types`].
+    index: usize,
+    /// Field index + 1 by [`slot`] of the field's name, open addressing; 0 is free. A struct's
+    /// keys are looked up here once per visit instead of scanning the keys for every declared
+    /// field.
+    table: [u8; SLOTS],
+    /// Per field: the struct type (index in [`Model::types`]) its shape ends in.
+    child: Vec<Option<usize>>,
+    /// Per field: a non-pointer struct whose type (or one nested in it the same way) has
+    /// defaults, so an absent one can gain fields by defaulting.
+    probe: Vec<bool>,
+    /// [`super::defaults::apply`] can change a value of this type.
+    defaulted: bool,
+    /// Any field has a `+default` marker.
+    markers: bool,
+}
+
+/// Slots of [`Plan::table`] (the largest type, PodSpec, has 43 fields).
+const SLOTS: usize = 128;
+
+/// Where a name starts its search in a [`Plan::table`].
+#[inline(always)]
+fn slot(name: &str) -> usize {
+    let b = name.as_bytes();
+    let (first, last) = (b.first().copied().unwrap_or(0), b.last().copied().unwrap_or(0));
+    (b.len().wrapping_mul(37) ^ usize::from(first).wrapping_mul(11) ^ usize::from(last)) % SLOTS
+}
+
+impl Plan {
+    /// The index of the field named `name`.
+    fn find(&self, fields: &[Field], name: &str) -> Option<usize> {
+        if fields.len() >= SLOTS {
+            return fields.iter().position(|f| same(f.name, name));
+        }
+        let mut s = slot(name);
+        loop {
+            let i = usize::from(*self.table.get(s)?).checked_sub(1)?;
+            if fields.get(i).is_some_and(|f| same(f.name, name)) {
+                return Some(i);
+            }
+            s = (s + 1) % SLOTS;
+        }
+    }
+
+    /// The fields present in `m`: bit `i` for field `i` < 128 (see [`here`]).
+    fn present(&self, fields: &[Field], m: &Map<String, Json>) -> u128 {
+        let mut bits = 0;
+        for k in m.keys() {
+            if let Some(i) = self.find(fields, k).filter(|i| *i < 128) {
+                bits |= 1 << i;
+            }
+        }
+        bits
+    }
+}
+
+/// Whether field `i` (named `name`) is in `m`, by its bit in `bits` ([`Plan::present`]; a
+/// field past the 128th, which no type has, is looked up).
+#[inline(always)]
+fn here(bits: u128, i: usize, m: &Map<String, Json>, name: &str) -> bool {
+    if i < 128 {
+        bits & (1 << i) != 0
+    } else {
+        contains(m, name)
+    }
+}
+
+/// The plans of one version's types, built on first use of each type.
+struct Plans {
+    /// The model they index (its address: a plan is valid only for it).
+    model: usize,
+    plans: RefCell<Vec<Option<Rc<Plan>>>>,
+}
+
+thread_local! {
+    static PLANS: RefCell<Vec<(u32, Rc<Plans>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The plans of `model` (the model of `version`).
+fn plans_for(model: &Model, version: KubeVersion) -> Rc<Plans> {
+    let address = model as *const Model as usize;
+    PLANS.with(|p| {
+        let mut p = p.borrow_mut();
+        if let Some((_, plans)) =
+            p.iter().find(|(v, plans)| *v == version.minor && plans.model == address)
+        {
+            return plans.clone();
+        }
+        let plans =
+            Rc::new(Plans { model: address, plans: RefCell::new(vec![None; model.types.len()]) });
+        p.retain(|(v, _)| *v != version.minor);
+        p.push((version.minor, plans.clone()));
+        plans
+    })
+}
+
+/// The index in [`Model::types`] of the struct type a shape ends in (`[*@apps.v1.X` → X's).
+fn shape_type(model: &Model, shape: &str) -> Option<usize> {
+    let name = &shape[shape.find('@')? + 1..];
+    model.types.binary_search_by(|(n, _)| (*n).cmp(name)).ok()
+}
 
 /// A step of [`Walk`]'s current path.
 enum Step {
@@ -143,7 +248,7 @@ impl<'m> Walk<'m> {
             version,
             label: label.to_string(),
             path: Vec::new(),
-            fields_cache: vec![(0, 0, None); FIELDS_CACHE],
+            plans: plans_for(model, version),
             events: Vec::new(),
             diagnostics: Vec::new(),
         }
@@ -188,12 +293,6 @@ impl<'m> Walk<'m> {
         self.events.push(Event { path, map_keys, reason });
     }
 
-    /// Write `v` (of `shape`) as the converter would, without decoding or defaulting it: a
-    /// value the registry built (a reset status) gets its non-`omitempty` fields.
-    pub fn encode_value(&mut self, v: &mut Json, shape: &str) {
-        self.encode(v, shape);
-    }
-
     /// The current path, rendered.
     pub fn here(&self, key: &str) -> String {
         let (mut p, mut m) = self.segs();
@@ -202,20 +301,55 @@ impl<'m> Walk<'m> {
         super::render_path(&p, &m)
     }
 
-    /// The fields of struct type `ty` ([`Model::fields`], cached).
-    fn fields(&mut self, ty: &str) -> Option<&'m [Field]> {
-        let key = (ty.as_ptr() as usize, ty.len());
-        let slot = (key.0 >> 2 ^ key.1) % FIELDS_CACHE;
-        match self.fields_cache.get(slot) {
-            Some(&(p, n, fields)) if (p, n) == key => fields,
-            _ => {
-                let fields = self.model.fields(ty);
-                if let Some(e) = self.fields_cache.get_mut(slot) {
-                    *e = (key.0, key.1, fields);
+    /// The plan of type `index` ([`Model::types`]), built on first use.
+    fn plan(&self, index: usize) -> Option<Rc<Plan>> {
+        if let Some(Some(p)) = self.plans.plans.borrow().get(index) {
+            return Some(p.clone());
+        }
+        let (ty, fields) = self.model.types.get(index)?;
+        let mut table = [0u8; SLOTS];
+        if fields.len() < SLOTS {
+            for (i, f) in fields.iter().enumerate() {
+                let mut s = slot(f.name);
+                while table.get(s).is_some_and(|t| *t != 0) {
+                    s = (s + 1) % SLOTS;
                 }
-                fields
+                if let Some(t) = table.get_mut(s) {
+                    *t = u8::try_from(i + 1).unwrap_or(0);
+                }
             }
         }
+        let child: Vec<Option<usize>> =
+            fields.iter().map(|f| shape_type(self.model, f.shape)).collect();
+        // A non-pointer struct cannot contain itself: this recursion ends.
+        let probe = fields
+            .iter()
+            .zip(&child)
+            .map(|(f, c)| f.shape.starts_with('@') && c.is_some_and(|c| self.can_default(c)))
+            .collect();
+        let plan = Rc::new(Plan {
+            ty,
+            index,
+            table,
+            child,
+            probe,
+            defaulted: super::defaults::has_defaults(ty),
+            markers: fields.iter().any(|f| f.default.is_some()),
+        });
+        if let Some(slot) = self.plans.plans.borrow_mut().get_mut(index) {
+            *slot = Some(plan.clone());
+        }
+        Some(plan)
+    }
+
+    /// Whether an empty value of type `index` can gain fields by defaulting.
+    fn can_default(&self, index: usize) -> bool {
+        self.plan(index).is_some_and(|p| p.defaulted || p.markers || p.probe.contains(&true))
+    }
+
+    /// The fields of a plan's type.
+    fn fields_of(&self, plan: &Plan) -> &'m [Field] {
+        self.model.types.get(plan.index).map_or(&[], |(_, f)| f.as_slice())
     }
 
     fn enter(&mut self, step: Step) {
@@ -227,43 +361,46 @@ impl<'m> Walk<'m> {
 
     /// Normalise a whole object of root type `root`.
     pub fn object(&mut self, v: &mut Json, root: &str) {
-        let shape = format!("@{root}");
-        // `shape` is the one type name not in the model's text: its address could be another
-        // name's in a later call.
-        self.fields_cache.iter_mut().for_each(|e| *e = (0, 0, None));
-        self.decode(v, &shape);
-        self.default(v, &shape);
-        self.encode(v, &shape);
+        let ty = self.model.types.binary_search_by(|(n, _)| (*n).cmp(root)).ok();
+        self.decode(v, "@", ty);
+        self.default(v, "@", ty);
+        self.encode(v, "@", ty);
     }
 
     // ----- 1. decode -------------------------------------------------------------------------
 
-    fn decode(&mut self, v: &mut Json, shape: &str) {
+    /// `ty`: the struct type `shape` ends in (an index in [`Model::types`]).
+    fn decode(&mut self, v: &mut Json, shape: &str, ty: Option<usize>) {
         let Some(&c) = shape.as_bytes().first() else { return };
         let rest = &shape[1..];
         match (c, &mut *v) {
-            (b'*', _) => self.decode(v, rest),
+            (b'*', _) => self.decode(v, rest, ty),
             (b'[', Json::Array(items)) => {
                 for (i, item) in items.iter_mut().enumerate() {
                     self.enter(Step::Index(i));
                     if item.is_null() && !rest.starts_with('*') {
                         *item = zero(rest);
                     }
-                    self.decode(item, rest);
+                    self.decode(item, rest, ty);
                     self.leave();
                 }
             }
             (b'{', Json::Object(m)) => {
                 for (k, item) in m.iter_mut() {
+                    // Labels, annotations: a string where a string belongs needs nothing (and
+                    // the key is not copied into the path).
+                    if rest == "s" && item.is_string() {
+                        continue;
+                    }
                     self.enter(Step::MapKey(k.clone()));
                     if item.is_null() && !rest.starts_with('*') {
                         *item = zero(rest);
                     }
-                    self.decode(item, rest);
+                    self.decode(item, rest, ty);
                     self.leave();
                 }
             }
-            (b'@', Json::Object(m)) => self.decode_struct(m, rest),
+            (b'@', Json::Object(m)) => self.decode_struct(m, ty),
             (b's' | b'y' | b'd', Json::String(_)) | (b'b', Json::Bool(_)) | (b'r', _) => {}
             (b'i' | b'x', Json::Number(n)) => {
                 if n.as_i64().is_none() {
@@ -338,79 +475,105 @@ impl<'m> Walk<'m> {
         self.diagnostics.push(diagnostics::wrong_type(&self.label, &field, json_type(v), go));
     }
 
-    fn decode_struct(&mut self, m: &mut Map<String, Json>, ty: &str) {
-        let Some(fields) = self.fields(ty) else { return };
+    fn decode_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
+        let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
+        let fields = self.fields_of(&plan);
         let unknown: Vec<String> =
-            m.keys().filter(|k| !fields.iter().any(|f| same(f.name, k))).cloned().collect();
+            m.keys().filter(|k| plan.find(fields, k).is_none()).cloned().collect();
         for k in unknown {
             let field = self.here(&k);
             self.diagnostics.push(diagnostics::unknown_field(&self.label, &field));
             self.event(Some(&k), ChangeReason::Pruned);
             m.remove(&k);
         }
-        for f in fields {
+        let present = plan.present(fields, m);
+        for (i, f) in fields.iter().enumerate() {
+            if !here(present, i, m, f.name) {
+                continue;
+            }
             let Some(v) = get_mut(m, f.name) else { continue };
             if v.is_null() {
                 m.remove(f.name);
                 continue;
             }
             self.enter(Step::Field(f.name));
-            self.decode(v, f.shape);
+            self.decode(v, f.shape, plan.child.get(i).copied().flatten());
             self.leave();
         }
     }
 
     // ----- 2. default ------------------------------------------------------------------------
 
-    fn default(&mut self, v: &mut Json, shape: &str) {
+    fn default(&mut self, v: &mut Json, shape: &str, ty: Option<usize>) {
+        // Defaults live in structs: a shape without one below has none.
+        if ty.is_none() {
+            return;
+        }
         let Some(&c) = shape.as_bytes().first() else { return };
         let rest = &shape[1..];
         match (c, v) {
-            (b'*', v) => self.default(v, rest),
+            (b'*', v) => self.default(v, rest, ty),
             (b'[', Json::Array(items)) => {
                 for (i, item) in items.iter_mut().enumerate() {
                     self.enter(Step::Index(i));
-                    self.default(item, rest);
+                    self.default(item, rest, ty);
                     self.leave();
                 }
             }
             (b'{', Json::Object(m)) => {
                 for (k, item) in m.iter_mut() {
                     self.enter(Step::MapKey(k.clone()));
-                    self.default(item, rest);
+                    self.default(item, rest, ty);
                     self.leave();
                 }
             }
-            (b'@', Json::Object(m)) => {
-                super::defaults::apply(self, rest, m);
-                let Some(fields) = self.fields(rest) else { return };
-                for f in fields {
-                    if let Some(d) = f.default {
-                        if self.unset(m, f) {
-                            if let Ok(value) = serde_json::from_str::<Json>(d) {
-                                m.insert(f.name.to_string(), value);
-                                self.event(Some(f.name), ChangeReason::Default);
-                            }
-                        }
-                    }
-                    // Non-pointer structs exist in Go even when absent: their defaults apply.
-                    if f.shape.starts_with('@') && !contains(m, f.name) {
-                        let mut probe = Json::Object(Map::new());
-                        self.enter(Step::Field(f.name));
-                        self.default(&mut probe, f.shape);
-                        self.leave();
-                        if probe.as_object().is_some_and(|o| !o.is_empty()) {
-                            m.insert(f.name.to_string(), probe);
-                        }
-                        continue;
-                    }
-                    let Some(child) = get_mut(m, f.name) else { continue };
-                    self.enter(Step::Field(f.name));
-                    self.default(child, f.shape);
-                    self.leave();
-                }
-            }
+            (b'@', Json::Object(m)) => self.default_struct(m, ty),
             _ => {}
+        }
+    }
+
+    fn default_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
+        let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
+        if plan.defaulted {
+            super::defaults::apply(self, plan.ty, m);
+        }
+        let fields = self.fields_of(&plan);
+        let mut present = plan.present(fields, m);
+        for (i, f) in fields.iter().enumerate() {
+            let child = plan.child.get(i).copied().flatten();
+            if let Some(d) = f.default {
+                if self.unset(m, f) {
+                    if let Ok(value) = serde_json::from_str::<Json>(d) {
+                        m.insert(f.name.to_string(), value);
+                        self.event(Some(f.name), ChangeReason::Default);
+                        if i < 128 {
+                            present |= 1 << i;
+                        }
+                    }
+                }
+            }
+            // Non-pointer structs exist in Go even when absent: their defaults apply.
+            if f.shape.starts_with('@') && !here(present, i, m, f.name) {
+                if !plan.probe.get(i).copied().unwrap_or(false) {
+                    continue;
+                }
+                let mut probe = Map::new();
+                self.enter(Step::Field(f.name));
+                self.default_struct(&mut probe, child);
+                self.leave();
+                if !probe.is_empty() {
+                    m.insert(f.name.to_string(), Json::Object(probe));
+                }
+                continue;
+            }
+            // Only structs have defaults below them.
+            if child.is_none() || !here(present, i, m, f.name) {
+                continue;
+            }
+            let Some(value) = get_mut(m, f.name) else { continue };
+            self.enter(Step::Field(f.name));
+            self.default(value, f.shape, child);
+            self.leave();
         }
     }
 
@@ -425,35 +588,49 @@ impl<'m> Walk<'m> {
 
     // ----- 3. encode -------------------------------------------------------------------------
 
-    fn encode(&mut self, v: &mut Json, shape: &str) {
+    /// Write `v` (of `shape`) as the converter would, without decoding or defaulting it: a
+    /// value the registry built (a reset status) gets its non-`omitempty` fields.
+    pub fn encode_value(&mut self, v: &mut Json, shape: &str) {
+        let ty = shape_type(self.model, shape);
+        self.encode(v, shape, ty);
+    }
+
+    fn encode(&mut self, v: &mut Json, shape: &str, ty: Option<usize>) {
+        // Only a struct's fields are written differently: nothing to do without one below.
+        if ty.is_none() {
+            return;
+        }
         let Some(&c) = shape.as_bytes().first() else { return };
         let rest = &shape[1..];
         match (c, v) {
-            (b'*', v) => self.encode(v, rest),
+            (b'*', v) => self.encode(v, rest, ty),
             (b'[', Json::Array(items)) => {
                 for (i, item) in items.iter_mut().enumerate() {
                     self.enter(Step::Index(i));
-                    self.encode(item, rest);
+                    self.encode(item, rest, ty);
                     self.leave();
                 }
             }
             (b'{', Json::Object(m)) => {
                 for (k, item) in m.iter_mut() {
                     self.enter(Step::MapKey(k.clone()));
-                    self.encode(item, rest);
+                    self.encode(item, rest, ty);
                     self.leave();
                 }
             }
-            (b'@', Json::Object(m)) => self.encode_struct(m, rest),
+            (b'@', Json::Object(m)) => self.encode_struct(m, ty),
             _ => {}
         }
     }
 
-    fn encode_struct(&mut self, m: &mut Map<String, Json>, ty: &str) {
-        let Some(fields) = self.fields(ty) else { return };
-        for f in fields {
+    fn encode_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
+        let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
+        let fields = self.fields_of(&plan);
+        let present = plan.present(fields, m);
+        for (i, f) in fields.iter().enumerate() {
             let first = f.shape.as_bytes().first().copied().unwrap_or(b'r');
-            match (first, contains(m, f.name)) {
+            let child = plan.child.get(i).copied().flatten();
+            match (first, here(present, i, m, f.name)) {
                 // Nil pointer, slice or map.
                 (b'*' | b'[' | b'{' | b'y', false) => {
                     if !f.omitempty {
@@ -481,22 +658,26 @@ impl<'m> Walk<'m> {
                     m.insert(f.name.to_string(), zero(f.shape));
                     self.event(Some(f.name), ChangeReason::ZeroValue);
                     if first == b'@' {
-                        if let Some(child) = get_mut(m, f.name) {
+                        if let Some(value) = get_mut(m, f.name) {
                             self.enter(Step::Field(f.name));
-                            self.encode(child, f.shape);
+                            self.encode(value, f.shape, child);
                             self.leave();
                         }
                     }
                 }
                 (_, true) => {
-                    let Some(child) = get_mut(m, f.name) else { continue };
-                    if f.omitempty && !f.shape.starts_with('*') && is_empty(child, f.shape) {
+                    let Some(value) = get_mut(m, f.name) else { continue };
+                    if f.omitempty && !f.shape.starts_with('*') && is_empty(value, f.shape) {
                         m.remove(f.name);
                         self.event(Some(f.name), ChangeReason::DroppedZeroValue);
                         continue;
                     }
+                    // Scalars need nothing more.
+                    if child.is_none() && !f.shape.starts_with(['[', '{', '*']) {
+                        continue;
+                    }
                     self.enter(Step::Field(f.name));
-                    self.encode(child, f.shape);
+                    self.encode(value, f.shape, child);
                     self.leave();
                 }
             }

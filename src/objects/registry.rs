@@ -144,7 +144,7 @@ pub fn before_validation_in_place(
             }
             let status = match s.2 {
                 Status::Reset => Some(Json::Object(Map::new())),
-                Status::Pod => Some(pod_status(&out)),
+                Status::Pod => Some(pod_status(out)),
                 Status::Namespace => Some(serde_json::json!({"phase": "Active"})),
                 Status::Untouched => None,
             };
