@@ -78,6 +78,7 @@ fn slot(name: &str) -> usize {
 
 impl Plan {
     /// The index of the field named `name`.
+    #[inline(always)]
     fn find(&self, fields: &[Field], name: &str) -> Option<usize> {
         if fields.len() >= SLOTS {
             return fields.iter().position(|f| same(f.name, name));
@@ -101,6 +102,27 @@ impl Plan {
             }
         }
         bits
+    }
+}
+
+/// The first byte of a shape (0 for none): compared inline (at the size opt-level a string
+/// method is a call).
+#[inline(always)]
+fn lead(shape: &str) -> u8 {
+    shape.as_bytes().first().copied().unwrap_or(0)
+}
+
+/// Decoding `v` as `shape` would change nothing and report nothing: a string, bool or integer
+/// where one belongs (most of an object). The walk then does not enter it.
+#[inline(always)]
+fn settled(shape: &str, v: &Json) -> bool {
+    let shape = shape.strip_prefix('*').unwrap_or(shape);
+    match (lead(shape), v) {
+        (b's' | b'y' | b'd' | b'x', Json::String(_)) | (b'b', Json::Bool(_)) | (b'r', _) => {
+            shape.len() == 1
+        }
+        (b'i' | b'x', Json::Number(n)) => shape.len() == 1 && n.is_i64(),
+        _ => false,
     }
 }
 
@@ -377,8 +399,11 @@ impl<'m> Walk<'m> {
             (b'*', _) => self.decode(v, rest, ty),
             (b'[', Json::Array(items)) => {
                 for (i, item) in items.iter_mut().enumerate() {
+                    if settled(rest, item) {
+                        continue;
+                    }
                     self.enter(Step::Index(i));
-                    if item.is_null() && !rest.starts_with('*') {
+                    if item.is_null() && lead(rest) != b'*' {
                         *item = zero(rest);
                     }
                     self.decode(item, rest, ty);
@@ -387,13 +412,13 @@ impl<'m> Walk<'m> {
             }
             (b'{', Json::Object(m)) => {
                 for (k, item) in m.iter_mut() {
-                    // Labels, annotations: a string where a string belongs needs nothing (and
-                    // the key is not copied into the path).
-                    if rest == "s" && item.is_string() {
+                    // Labels, annotations: nothing to do, and the key is not copied into the
+                    // path.
+                    if settled(rest, item) {
                         continue;
                     }
                     self.enter(Step::MapKey(k.clone()));
-                    if item.is_null() && !rest.starts_with('*') {
+                    if item.is_null() && lead(rest) != b'*' {
                         *item = zero(rest);
                     }
                     self.decode(item, rest, ty);
@@ -496,6 +521,9 @@ impl<'m> Walk<'m> {
                 m.remove(f.name);
                 continue;
             }
+            if settled(f.shape, v) {
+                continue;
+            }
             self.enter(Step::Field(f.name));
             self.decode(v, f.shape, plan.child.get(i).copied().flatten());
             self.leave();
@@ -553,7 +581,7 @@ impl<'m> Walk<'m> {
                 }
             }
             // Non-pointer structs exist in Go even when absent: their defaults apply.
-            if f.shape.starts_with('@') && !here(present, i, m, f.name) {
+            if lead(f.shape) == b'@' && !here(present, i, m, f.name) {
                 if !plan.probe.get(i).copied().unwrap_or(false) {
                     continue;
                 }
@@ -581,7 +609,7 @@ impl<'m> Walk<'m> {
     fn unset(&self, m: &Map<String, Json>, f: &Field) -> bool {
         match get(m, f.name) {
             None => true,
-            Some(v) if !f.shape.starts_with(['*', '[', '{']) => is_empty(v, f.shape),
+            Some(v) if !matches!(lead(f.shape), b'*' | b'[' | b'{') => is_empty(v, f.shape),
             Some(_) => false,
         }
     }
@@ -667,13 +695,13 @@ impl<'m> Walk<'m> {
                 }
                 (_, true) => {
                     let Some(value) = get_mut(m, f.name) else { continue };
-                    if f.omitempty && !f.shape.starts_with('*') && is_empty(value, f.shape) {
+                    if f.omitempty && lead(f.shape) != b'*' && is_empty(value, f.shape) {
                         m.remove(f.name);
                         self.event(Some(f.name), ChangeReason::DroppedZeroValue);
                         continue;
                     }
                     // Scalars need nothing more.
-                    if child.is_none() && !f.shape.starts_with(['[', '{', '*']) {
+                    if child.is_none() && !matches!(lead(f.shape), b'[' | b'{' | b'*') {
                         continue;
                     }
                     self.enter(Step::Field(f.name));
