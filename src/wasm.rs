@@ -385,17 +385,29 @@ fn js_diagnostics(
     diagnostics.iter().map(|d| api::to_js(d, text_of)).collect()
 }
 
-/// `result` as a JS object whose `diagnostics` are the JS form of `diagnostics`.
+/// `result` (a struct with a `diagnostics` field) as a JS object whose `diagnostics` are the JS
+/// form of `diagnostics`. One text crosses to the host: the result's JSON with the JS form
+/// appended as a second `diagnostics` member, which `JSON.parse` lets replace the first's value
+/// in place (ECMA-262 `JSON.parse`: a repeated name's last value wins; the property keeps the
+/// position of its first definition).
 fn with_diagnostics<T: Serialize>(
     result: &T,
     diagnostics: &[Diagnostic],
     text_of: &dyn Fn(&SourceRef) -> Option<String>,
 ) -> Result<JsValue, JsError> {
-    let out = to_js_value(result)?;
-    let diagnostics = to_js_value(&js_diagnostics(diagnostics, text_of))?;
-    js_sys::Reflect::set(&out, &JsValue::from_str("diagnostics"), &diagnostics)
-        .map_err(|_| JsError::new("vap-eval: could not set the result's diagnostics"))?;
-    Ok(out)
+    let fail = || JsError::new("vap-eval: could not convert the result");
+    let mut text = serde_json::to_string(result).map_err(|_| fail())?;
+    let js = serde_json::to_string(&js_diagnostics(diagnostics, text_of)).map_err(|_| fail())?;
+    if text.pop() != Some('}') {
+        return Err(fail());
+    }
+    if !text.ends_with('{') {
+        text.push(',');
+    }
+    text.push_str("\"diagnostics\":");
+    text.push_str(&js);
+    text.push('}');
+    JSON::parse(&text).map_err(|_| fail())
 }
 
 /// `value` as a plain JS object: serialised to JSON text in wasm and parsed once by the host
