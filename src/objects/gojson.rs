@@ -503,15 +503,22 @@ impl<'m> Walk<'m> {
     fn decode_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
         let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
         let fields = self.fields_of(&plan);
-        let unknown: Vec<String> =
-            m.keys().filter(|k| plan.find(fields, k).is_none()).cloned().collect();
+        // One lookup per key: which fields are present, which keys are unknown.
+        let mut present = 0u128;
+        let mut unknown: Vec<String> = Vec::new();
+        for k in m.keys() {
+            match plan.find(fields, k) {
+                Some(i) if i < 128 => present |= 1 << i,
+                Some(_) => {}
+                None => unknown.push(k.clone()),
+            }
+        }
         for k in unknown {
             let field = self.here(&k);
             self.diagnostics.push(diagnostics::unknown_field(&self.label, &field));
             self.event(Some(&k), ChangeReason::Pruned);
             m.remove(&k);
         }
-        let present = plan.present(fields, m);
         for (i, f) in fields.iter().enumerate() {
             if !here(present, i, m, f.name) {
                 continue;
