@@ -78,7 +78,6 @@ fn slot(name: &str) -> usize {
 
 impl Plan {
     /// The index of the field named `name`.
-    #[inline(always)]
     fn find(&self, fields: &[Field], name: &str) -> Option<usize> {
         if fields.len() >= SLOTS {
             return fields.iter().position(|f| same(f.name, name));
@@ -114,7 +113,6 @@ fn lead(shape: &str) -> u8 {
 
 /// Decoding `v` as `shape` would change nothing and report nothing: a string, bool or integer
 /// where one belongs (most of an object). The walk then does not enter it.
-#[inline(always)]
 fn settled(shape: &str, v: &Json) -> bool {
     let shape = shape.strip_prefix('*').unwrap_or(shape);
     match (lead(shape), v) {
