@@ -56,7 +56,7 @@ impl Walk {
         path.push(Seg::Key(key.to_string()));
         let mut map_keys = self.map_keys.clone();
         map_keys.push(map_key);
-        self.events.push(Event { path, map_keys, reason });
+        self.events.push(Event { path, map_keys, reason, absent: false });
     }
 
     /// Prune and default a whole object against its root schema.

@@ -323,8 +323,8 @@ enum Rel<'s> {
     Index(usize),
 }
 
-/// Record a default set at `at` (below the current struct).
-fn record(w: &mut Walk, at: &[Rel], maps: &[bool]) {
+/// Record a default set at `at` (below the current struct); `absent`: nothing was there.
+fn record(w: &mut Walk, at: &[Rel], maps: &[bool], absent: bool) {
     let segs: Vec<Seg> = at
         .iter()
         .map(|r| match r {
@@ -332,7 +332,7 @@ fn record(w: &mut Walk, at: &[Rel], maps: &[bool]) {
             Rel::Index(i) => Seg::Index(*i),
         })
         .collect();
-    w.event_rel(&segs, maps, ChangeReason::Default);
+    w.event_rel(&segs, maps, ChangeReason::Default, absent);
 }
 
 /// Apply one rule below `v` (the struct, or a value inside it), expanding `*` over lists.
@@ -380,8 +380,8 @@ fn apply_rule<'s>(
             };
         if unset {
             if let Ok(val) = serde_json::from_str::<Json>(value) {
-                m.insert(key.to_string(), val);
-                record(w, at, maps);
+                let absent = m.insert(key.to_string(), val).is_none();
+                record(w, at, maps, absent);
             }
         }
     } else {
@@ -559,7 +559,7 @@ fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
                     if spec.remove("sessionAffinityConfig").is_some() {
                         let at =
                             [Seg::Key("spec".into()), Seg::Key("sessionAffinityConfig".into())];
-                        w.event_rel(&at, &[], ChangeReason::Default);
+                        w.event_rel(&at, &[], ChangeReason::Default, false);
                     }
                 }
             }

@@ -40,6 +40,9 @@ pub struct Walk<'m> {
     /// The version's struct types prepared for the walk ([`Plan`]), kept across walks.
     plans: Rc<Plans>,
     pub events: Vec<Event>,
+    /// Paths of the fields the decoder dropped because they were `null` (Go nil or zero): an
+    /// [`Event::absent`] change there had `null` as its value as given.
+    pub nulls: Vec<Vec<Seg>>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -270,6 +273,7 @@ impl<'m> Walk<'m> {
             path: Vec::new(),
             plans: plans_for(model, version),
             events: Vec::new(),
+            nulls: Vec::new(),
             diagnostics: Vec::new(),
         }
     }
@@ -294,23 +298,32 @@ impl<'m> Walk<'m> {
 
     /// Record a change at the current path plus `key` (`None`: the current path).
     pub fn event(&mut self, key: Option<&str>, reason: ChangeReason) {
+        self.push_event(key, reason, false);
+    }
+
+    /// [`Walk::event`] of a value set where the decoded object had none ([`Event::absent`]).
+    fn event_absent(&mut self, key: &str, reason: ChangeReason) {
+        self.push_event(Some(key), reason, true);
+    }
+
+    fn push_event(&mut self, key: Option<&str>, reason: ChangeReason, absent: bool) {
         let (mut path, mut map_keys) = self.segs();
         if let Some(k) = key {
             path.push(Seg::Key(k.to_string()));
             map_keys.push(false);
         }
-        self.events.push(Event { path, map_keys, reason });
+        self.events.push(Event { path, map_keys, reason, absent });
     }
 
     /// Record a change at the current path plus `rel` (keys of structs or maps, list indices;
-    /// `map` marks which keys are map keys).
-    pub fn event_rel(&mut self, rel: &[Seg], map: &[bool], reason: ChangeReason) {
+    /// `map` marks which keys are map keys); `absent`: as [`Event::absent`].
+    pub fn event_rel(&mut self, rel: &[Seg], map: &[bool], reason: ChangeReason, absent: bool) {
         let (mut path, mut map_keys) = self.segs();
         for (i, s) in rel.iter().enumerate() {
             path.push(s.clone());
             map_keys.push(map.get(i).copied().unwrap_or(false));
         }
-        self.events.push(Event { path, map_keys, reason });
+        self.events.push(Event { path, map_keys, reason, absent });
     }
 
     /// The current path, rendered.
@@ -524,6 +537,9 @@ impl<'m> Walk<'m> {
             let Some(v) = get_mut(m, f.name) else { continue };
             if v.is_null() {
                 m.remove(f.name);
+                let (mut path, _) = self.segs();
+                path.push(Seg::Key(f.name.to_string()));
+                self.nulls.push(path);
                 continue;
             }
             if settled(f.shape, v) {
@@ -577,8 +593,8 @@ impl<'m> Walk<'m> {
             if let Some(d) = f.default {
                 if self.unset(m, f) {
                     if let Ok(value) = serde_json::from_str::<Json>(d) {
-                        m.insert(f.name.to_string(), value);
-                        self.event(Some(f.name), ChangeReason::Default);
+                        let absent = m.insert(f.name.to_string(), value).is_none();
+                        self.push_event(Some(f.name), ChangeReason::Default, absent);
                         if i < 128 {
                             present |= 1 << i;
                         }
@@ -668,28 +684,28 @@ impl<'m> Walk<'m> {
                 (b'*' | b'[' | b'{' | b'y', false) => {
                     if !f.omitempty {
                         m.insert(f.name.to_string(), Json::Null);
-                        self.event(Some(f.name), ChangeReason::NullForNonOmitempty);
+                        self.event_absent(f.name, ChangeReason::NullForNonOmitempty);
                     }
                 }
                 // A zero time, omitted only by omitzero.
                 (b't' | b'u', false) => {
                     if !f.omitzero {
                         m.insert(f.name.to_string(), Json::Null);
-                        self.event(Some(f.name), ChangeReason::ZeroValue);
+                        self.event_absent(f.name, ChangeReason::ZeroValue);
                     }
                 }
                 // A zero scalar: absent with omitempty, else written.
                 (b's' | b'i' | b'f' | b'b', false) => {
                     if !f.omitempty {
                         m.insert(f.name.to_string(), zero(f.shape));
-                        self.event(Some(f.name), ChangeReason::ZeroValue);
+                        self.event_absent(f.name, ChangeReason::ZeroValue);
                     }
                 }
                 // Structs (and the struct-typed quantity, int-or-string, duration, raw JSON)
                 // are always written.
                 (_, false) => {
                     m.insert(f.name.to_string(), zero(f.shape));
-                    self.event(Some(f.name), ChangeReason::ZeroValue);
+                    self.event_absent(f.name, ChangeReason::ZeroValue);
                     if first == b'@' {
                         if let Some(value) = get_mut(m, f.name) {
                             self.enter(Step::Field(f.name));

@@ -128,6 +128,10 @@ pub struct Event {
     /// Which steps of `path` are map keys (rendered in brackets).
     pub map_keys: Vec<bool>,
     pub reason: ChangeReason,
+    /// The value was set where the decoded object had none: as given it was absent, or `null`
+    /// where the decoder dropped one (the walk's list of those paths). Such a change needs no
+    /// look at the object as given.
+    pub absent: bool,
 }
 
 /// Turn the walk's events into the changes a user sees: one per path whose value differs
@@ -140,15 +144,17 @@ pub fn changes(
     result: &Json,
     events: &[Event],
 ) -> Vec<ObjectChange> {
-    changes_with(object, &|p| lookup(original, p).cloned(), result, events)
+    changes_with(object, &|p| lookup(original, p).cloned(), result, events, &[])
 }
 
-/// [`changes`], the values as given read by `original`.
+/// [`changes`], the values as given read by `original`, except for [`Event::absent`] changes
+/// (`null` at the paths in `nulls`, else absent).
 fn changes_with(
     object: &str,
     original: &dyn Fn(&[Seg]) -> Option<Json>,
     result: &Json,
     events: &[Event],
+    nulls: &[Vec<Seg>],
 ) -> Vec<ObjectChange> {
     let mut out: Vec<ObjectChange> = Vec::new();
     let mut seen: Vec<&[Seg]> = Vec::new();
@@ -177,7 +183,11 @@ fn changes_with(
         if seen.contains(&e.path.as_slice()) {
             continue;
         }
-        let before = original(&e.path);
+        let before = if e.absent {
+            nulls.contains(&e.path).then_some(Json::Null)
+        } else {
+            original(&e.path)
+        };
         let after = lookup(result, &e.path).cloned();
         if before == after {
             continue;
@@ -243,28 +253,26 @@ fn normalize_with(
     let (group, ver) = api_version.split_once('/').unwrap_or(("", &api_version));
     let original = if text.is_some() { Json::Null } else { value.clone() };
     let model = model::model(version);
-    let mut walk = if let Some(root) = model.kind(group, ver, &kind) {
+    let (events, nulls, diagnostics) = if let Some(root) = model.kind(group, ver, &kind) {
         let mut w = gojson::Walk::new(&model, version, label);
         w.object(value, root);
-        (w.events, w.diagnostics)
+        (w.events, w.nulls, w.diagnostics)
     } else if let Some(schema) = crd::schema_for(crds, group, ver, &kind) {
         let mut w = crd::Walk::new(label);
         w.object(value, schema);
-        (w.events, w.diagnostics)
+        (w.events, Vec::new(), w.diagnostics)
     } else {
         return Normalized::default();
     };
-    Normalized {
-        changes: match text {
-            Some(t) => changes_with(
-                label,
-                &|p| crate::admission::yaml::json_value_at(t, p),
-                value,
-                &walk.0,
-            ),
-            None => changes(label, &original, value, &walk.0),
-        },
-        diagnostics: std::mem::take(&mut walk.1),
-        modelled: true,
-    }
+    let changes = match text {
+        Some(t) => {
+            let given = |p: &[Seg]| crate::admission::yaml::json_value_at(t, p);
+            changes_with(label, &given, value, &events, &nulls)
+        }
+        None => {
+            let given = |p: &[Seg]| lookup(&original, p).cloned();
+            changes_with(label, &given, value, &events, &nulls)
+        }
+    };
+    Normalized { changes, diagnostics, modelled: true }
 }
