@@ -56,7 +56,7 @@ if (!args.has("--no-build")) {
   run("cargo", ["build", "--release", "--features", "bench", "--example", "vap_bench", "--example", "eval_exprs"], { stdio: ["ignore", "inherit", "inherit"] });
   run("cargo", ["build", "--release", "--manifest-path", "bench/cel-crate/Cargo.toml"], { stdio: ["ignore", "inherit", "inherit"] });
   // The bench package first (same profile, plus the feature), then the shipped one.
-  run("cargo", ["build", "--lib", "--profile", "wasm", "--target", "wasm32-unknown-unknown", "--features", "bench"], { stdio: ["ignore", "inherit", "inherit"] });
+  run("cargo", ["rustc", "--lib", "--crate-type", "cdylib", "--profile", "wasm", "--target", "wasm32-unknown-unknown", "--features", "bench"], { stdio: ["ignore", "inherit", "inherit"] });
   fs.rmSync(pkgBench, { recursive: true, force: true });
   run("wasm-bindgen", ["--target", "web", "--out-dir", pkgBench, "--remove-name-section", "--remove-producers-section", "target/wasm32-unknown-unknown/wasm/vap_eval.wasm"]);
   run("bash", ["scripts/build-pkg.sh"], { stdio: ["ignore", "inherit", "inherit"] });

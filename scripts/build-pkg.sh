@@ -18,7 +18,9 @@ fi
 # VAP_EVAL_NO_EDITOR=1: without complete/hover (cargo feature `editor`), for the smallest module.
 FEATURES=()
 if [ -n "${VAP_EVAL_NO_EDITOR:-}" ]; then FEATURES=(--no-default-features --features tz); fi
-cargo build --lib --profile wasm --target wasm32-unknown-unknown "${FEATURES[@]}"
+# Only the cdylib: compiled together with the rlib (Cargo.toml's crate-type), the LTO'd module
+# keeps more code (≈ 22 KB gzip, 696.1 -> 674.4 KB measured at commit 9826ccc).
+cargo rustc --lib --crate-type cdylib --profile wasm --target wasm32-unknown-unknown "${FEATURES[@]}"
 rm -rf pkg
 wasm-bindgen --target web --out-dir pkg --remove-name-section --remove-producers-section \
   target/wasm32-unknown-unknown/wasm/vap_eval.wasm

@@ -1,7 +1,7 @@
 //! Kubernetes `Regex` library (since Kubernetes 1.0 of the CEL base environment).
 //!
-//! Go `regexp` (RE2) `FindString` / `FindAllString` on top of the `regex` crate
-//! (apiserver `pkg/cel/library/regex.go`).
+//! Go `regexp` (RE2) `FindString` / `FindAllString` on top of the `regex` crate's parser and
+//! engine (`regex-syntax`, `regex-automata`; apiserver `pkg/cel/library/regex.go`).
 //!
 //! ```text
 //! <string>.find(<string>) <string>                 -> find  (first match or "")
@@ -31,8 +31,45 @@
 //! Dropped crate features: `unicode-age`, `unicode-segment` (no RE2 syntax reaches them).
 
 use crate::hash::FastMap;
-use regex::Regex;
+use regex_automata::nfa::thompson::{self, pikevm};
+use regex_automata::Input;
 use regex_syntax::ast::{ErrorKind, Span};
+use std::ops::Range;
+
+/// A compiled pattern: its Thompson NFA run by the PikeVM. This is the one engine the `regex`
+/// crate's meta regex runs when built without its `perf` features (as this crate built it), so
+/// the matches are the same; using it directly leaves the meta layer, its literal extraction
+/// and prefilter code out of the wasm (−22 KB gzip of the package). The engine's scratch space
+/// is reused across searches (one thread: the cache holding a `Regex` is per thread).
+pub struct Regex {
+    vm: pikevm::PikeVM,
+    cache: std::cell::RefCell<pikevm::Cache>,
+}
+
+impl std::fmt::Debug for Regex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Regex")
+    }
+}
+
+impl Regex {
+    /// Whether the pattern matches anywhere in `s`.
+    pub fn is_match(&self, s: &str) -> bool {
+        self.vm.is_match(&mut self.cache.borrow_mut(), s)
+    }
+
+    /// The leftmost-first match in `s` starting at byte `start` or later, as a byte range (the
+    /// text before `start` still counts for `^`, `\b`).
+    pub fn find_at(&self, s: &str, start: usize) -> Option<Range<usize>> {
+        let input = Input::new(s).range(start..);
+        self.vm.find(&mut self.cache.borrow_mut(), input).map(|m| m.range())
+    }
+
+    /// The text of the leftmost-first match in `s`.
+    pub fn find<'h>(&self, s: &'h str) -> Option<&'h str> {
+        self.find_at(s, 0).and_then(|r| s.get(r))
+    }
+}
 
 fn go_error(code: &str, fragment: &str) -> String {
     format!("error parsing regexp: {code}: `{fragment}`")
@@ -70,7 +107,7 @@ fn translate(p: &str) -> Result<String, String> {
                         Some(k) => (&rest[..k], k + 2),
                         None => (rest, rest.len()),
                     };
-                    out.push_str(&regex::escape(lit));
+                    out.push_str(&regex_syntax::escape(lit));
                     let end_byte = chars.get(i + 2).map_or(p.len(), |c| c.0) + consumed;
                     i = chars.iter().position(|c| c.0 >= end_byte).unwrap_or(chars.len());
                     continue;
@@ -326,10 +363,19 @@ fn map_syntax_error(original: &str, pattern: &str) -> String {
 /// (`error parsing regexp: …`), as the standard `matches` reports it.
 pub fn compile_go(pattern: &str) -> Result<Regex, String> {
     let translated = translate(pattern)?;
-    regex::RegexBuilder::new(&translated).size_limit(1 << 22).build().map_err(|e| match e {
-        regex::Error::Syntax(_) => map_syntax_error(pattern, &translated),
-        _ => go_error("expression too large", pattern),
-    })
+    // The `regex` crate's defaults (Unicode, UTF-8 only, nesting limit 250, all capture
+    // groups in the NFA) with a 4 MiB limit on the compiled program.
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(&translated)
+        .map_err(|_| map_syntax_error(pattern, &translated))?;
+    let config = thompson::Config::new().nfa_size_limit(Some(1 << 22)).shrink(false);
+    let too_large = |_| go_error("expression too large", pattern);
+    let nfa =
+        thompson::Compiler::new().configure(config).build_from_hir(&hir).map_err(too_large)?;
+    let vm = pikevm::PikeVM::new_from_nfa(nfa).map_err(too_large)?;
+    let cache = std::cell::RefCell::new(vm.create_cache());
+    Ok(Regex { vm, cache })
 }
 
 /// Go `regexp.Compile`, error text as the Kubernetes regex library reports it (`Illegal regex: …`).
@@ -340,7 +386,7 @@ pub fn compile(pattern: &str) -> Result<Regex, String> {
 /// `<string>.find(<regex>)`: the leftmost-first match, or `""`.
 pub fn find(s: &str, pattern: &str) -> Result<String, String> {
     let re = compile(pattern)?;
-    Ok(re.find(s).map_or_else(String::new, |m| m.as_str().to_string()))
+    Ok(re.find(s).unwrap_or_default().to_string())
 }
 
 /// `<string>.findAll(<regex>, n)`: Go `FindAllString` (an empty match directly after the
@@ -355,17 +401,17 @@ pub fn find_all(s: &str, pattern: &str, n: i64) -> Result<Vec<String>, String> {
     while (n < 0 || (out.len() as i64) < n) && pos <= s.len() {
         let Some(m) = re.find_at(s, pos) else { break };
         let mut accept = true;
-        if m.end() == pos {
-            if Some(m.start()) == prev_end {
+        if m.end == pos {
+            if Some(m.start) == prev_end {
                 accept = false;
             }
             pos += s[pos..].chars().next().map_or(1, char::len_utf8);
         } else {
-            pos = m.end();
+            pos = m.end;
         }
-        prev_end = Some(m.end());
+        prev_end = Some(m.end);
         if accept {
-            out.push(m.as_str().to_string());
+            out.push(s.get(m).unwrap_or_default().to_string());
         }
     }
     Ok(out)
@@ -433,7 +479,7 @@ fn illegal(e: String) -> String {
 fn find_impl<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     let (s, p) = (bind::string(&a[0])?, bind::string(&a[1])?);
     let re = cached(p).map_err(|e| crate::cel::stdlib::Fail::Err(illegal(e)))?;
-    Ok(Value::string(re.find(s).map_or("", |m| m.as_str())))
+    Ok(Value::string(re.find(s).unwrap_or_default()))
 }
 
 fn find_all_impl<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {

@@ -60,7 +60,8 @@ fn number(s: &str, what: &str) -> Result<u64, String> {
         return Err(format!("Invalid character(s) found in {what} number {}", quote(s)));
     }
     if has_leading_zeroes(s) {
-        let cap = what[..1].to_uppercase() + &what[1..];
+        // `what` is ASCII; `str::to_uppercase` would link core's Unicode table (7 KB gzip of wasm).
+        let cap = what[..1].to_ascii_uppercase() + &what[1..];
         return Err(format!("{cap} number must not contain leading zeroes {}", quote(s)));
     }
     parse_uint(s)

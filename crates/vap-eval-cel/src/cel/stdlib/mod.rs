@@ -23,7 +23,7 @@ pub mod time;
 
 use super::value::Value;
 use crate::hash::FastMap;
-use regex::Regex;
+use crate::library::regex::Regex;
 use std::cell::RefCell;
 use std::rc::Rc;
 
