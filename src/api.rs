@@ -702,7 +702,11 @@ fn admission_chain(
     use crate::webhook::types::WebhookKind::{Mutating, Validating};
     let hooks = &set.webhooks.configurations;
     let cx = crate::admission::matching::MatchContext { request, namespaces, catalog };
-    let env = Env { version: set.version, authorizer: set.authorizer(request) };
+    let env = Env {
+        version: set.version,
+        authorizer: set.authorizer(request),
+        reviews: !set.summary_trace,
+    };
     let mutating = dispatch_phase(hooks, Mutating, cx, &env);
     diagnostics.extend(mutating.diagnostics);
     let mut webhooks = mutating.webhooks;

@@ -650,13 +650,15 @@ pub struct Auditor {
 impl Auditor {
     /// Compile `manifests` (policies, bindings, params, namespaces, CRDs, RBAC; YAML/JSON text).
     pub fn new(manifests: &str, options: AuditOptions) -> Self {
-        let set = compile(
+        let mut set = compile(
             &Manifests::Text(manifests.to_string()),
             &PolicySetOptions {
                 kubernetes_version: options.kubernetes_version.clone(),
                 ..Default::default()
             },
         );
+        // The audit reads decisions and per-binding outcomes, not the explanatory trace.
+        set.summary_trace = true;
         Auditor { set, options, assumed: Default::default() }
     }
 

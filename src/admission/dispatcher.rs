@@ -18,6 +18,7 @@ use super::namespaces::Namespaces;
 use super::params::{collect_params, resolve_param_kind, ParamKindResolution, Params};
 use super::policy_set::{PolicySet, UnboundPolicies};
 use super::request::{request_cel_value, AdmissionRequest};
+use super::resources::{GroupVersionKind, GroupVersionResource};
 use super::trace::{BindingTrace, ParamEvaluation, ParamRefTrace, PolicyTrace};
 use super::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 use super::validator::{validate, Bound};
@@ -76,6 +77,13 @@ pub fn dispatch(
     let mut first: Option<TraceIndex> = None;
     // The policies evaluated through a hypothetical binding (their trace index).
     let mut unbound = Vec::new();
+    // Per request, not per policy or binding: the CEL views of the objects, the `request`
+    // values, the stripped namespace object and the authorizer.
+    let object = request.object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+    let old_object = request.old_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+    let mut request_values: Vec<(GroupVersionKind, GroupVersionResource, Json)> = Vec::new();
+    let namespace_stripped: std::cell::OnceCell<Option<Json>> = std::cell::OnceCell::new();
+    let authorizer = std::cell::OnceCell::new();
 
     for (policy, compiled) in manifests.policies.iter().zip(&set.compiled) {
         let p = &policy.object;
@@ -127,7 +135,9 @@ pub fn dispatch(
         let matched = match policy_matches(p.spec.match_constraints.as_ref(), cx) {
             MatchResult::Matched(m) => m,
             MatchResult::NotMatched(why) => {
-                trace.reason = describe(&why);
+                if !set.summary_trace {
+                    trace.reason = describe(&why);
+                }
                 out.policies.push(trace);
                 continue;
             }
@@ -139,7 +149,9 @@ pub fn dispatch(
             }
         };
         trace.matched = true;
-        trace.reason = format!("matched {} ({})", matched.resource, matched.kind);
+        if !set.summary_trace {
+            trace.reason = format!("matched {} ({})", matched.resource, matched.kind);
+        }
         if matched.via_equivalent {
             trace.reason = format!(
                 "matched only through matchPolicy: Equivalent as {}; the apiserver would convert the object to that version first, which vap-eval cannot do, so the policy was not evaluated",
@@ -158,9 +170,23 @@ pub fn dispatch(
             continue;
         }
 
-        let request_value = request_cel_value(request, &matched.kind, &matched.resource);
-        let object = request.object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
-        let old_object = request.old_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+        // `request` depends only on the request and the matched (kind, resource): built once
+        // per distinct pair, not once per policy.
+        let request_value = match request_values
+            .iter()
+            .position(|(k, r, _)| *k == matched.kind && *r == matched.resource)
+        {
+            Some(i) => i,
+            None => {
+                let v = request_cel_value(request, &matched.kind, &matched.resource);
+                request_values.push((matched.kind.clone(), matched.resource.clone(), v));
+                request_values.len() - 1
+            }
+        };
+        let request_value = match request_values.get(request_value) {
+            Some((_, _, v)) => v,
+            None => continue,
+        };
         let mut collector = AuditAnnotationCollector::default();
         let policy_index = out.policies.len();
 
@@ -174,7 +200,9 @@ pub fn dispatch(
             match binding_matches(b.spec.match_resources.as_ref(), cx) {
                 MatchResult::Matched(_) => {}
                 MatchResult::NotMatched(why) => {
-                    bt.reason = describe(&why);
+                    if !set.summary_trace {
+                        bt.reason = describe(&why);
+                    }
                     trace.bindings.push(bt);
                     continue;
                 }
@@ -234,10 +262,13 @@ pub fn dispatch(
                 );
                 return out;
             }
-            let namespace_stripped = namespace_json.map(strip_namespace);
-            let namespace_object =
-                namespace_stripped.as_ref().map(Value::from_json).unwrap_or(Value::Null);
-            let authz = Some(set.authorizer(request));
+            // The same namespace (the request's) for every binding that reaches here.
+            let namespace_object = namespace_stripped
+                .get_or_init(|| namespace_json.map(strip_namespace))
+                .as_ref()
+                .map(Value::from_json)
+                .unwrap_or(Value::Null);
+            let authz = Some(authorizer.get_or_init(|| set.authorizer(request)).clone());
 
             let evaluations: Vec<(Option<ParamRefTrace>, Value<'_>)> = match &params {
                 Params::Undeclared | Params::Null => vec![(None, Value::Null)],
@@ -255,9 +286,10 @@ pub fn dispatch(
                     object: object.clone(),
                     old_object: old_object.clone(),
                     params: params_value,
-                    request: Value::from_json(&request_value),
+                    request: Value::from_json(request_value),
                     namespace_object: namespace_object.clone(),
                     authorizer: authz.clone(),
+                    summary_trace: set.summary_trace,
                 };
                 let outcome = validate(p, compiled, &bound);
                 let mut evaluation: ParamEvaluation = ParamEvaluation { param, ..outcome.trace };

@@ -309,8 +309,24 @@ fn resource_rules(
     if match_policy.is_none() || match_policy == Some("Exact") {
         return Ok(Err(mismatches));
     }
+    // An equivalent resource has the request's resource name, subresource and scope (only
+    // its group or version differ), so a rule that failed on scope, operations or resources
+    // fails on every equivalent too: only the others need the catalog's equivalents.
+    // (Every rule has its one entry in `mismatches`, in order.)
+    let may_match_equivalent = |i: usize| {
+        matches!(
+            mismatches.get(i),
+            Some((
+                _,
+                RuleMismatch::ApiGroup | RuleMismatch::ApiVersion | RuleMismatch::ResourceName
+            ))
+        )
+    };
+    if !(0..rules.len()).any(may_match_equivalent) {
+        return Ok(Err(mismatches));
+    }
     let equivalents = cx.catalog.equivalents(&req.resource, &req.sub_resource);
-    for rule in rules {
+    for (_, rule) in rules.iter().enumerate().filter(|(i, _)| may_match_equivalent(*i)) {
         for eq in &equivalents {
             if *eq == req.resource || rule_mismatch(rule, req, eq).is_some() {
                 continue;

@@ -115,6 +115,11 @@ pub struct PolicySet {
     pub object_changes: Vec<crate::objects::ObjectChange>,
     /// `type_checks[i]` is the type checking of `manifests.policies[i]` (its status warnings).
     pub type_checks: Vec<PolicyTypeCheck>,
+    /// Build only the trace that decisions and per-binding summaries need (the audit's
+    /// mode): the same evaluation, without the reasons of policies and bindings that do not
+    /// match, the expressions' texts and values, the variables or the webhooks'
+    /// AdmissionReviews. Default false: the full trace.
+    pub summary_trace: bool,
 }
 
 impl PolicySet {
@@ -247,6 +252,7 @@ impl PolicySet {
             normalize_objects,
             object_changes,
             type_checks,
+            summary_trace: false,
         }
     }
 
