@@ -13,7 +13,8 @@
 use crate::admission::policy_set::PolicySet;
 use crate::admission::yaml::parse_stream;
 use crate::api::{
-    compile, evaluate_owned, Document, Manifests, PolicySetOptions, RequestDocuments,
+    compile, evaluate_documents, Document, Manifests, ObjectTexts, PolicySetOptions,
+    RequestDocuments,
 };
 use crate::diagnostic::{Diagnostic, Severity};
 use serde::Serialize;
@@ -678,11 +679,20 @@ impl Auditor {
             Ok(v) => v,
             Err(e) => return ObjectReport::broken(raw.origin.clone(), e),
         };
-        self.audit_value(raw.origin.clone(), value)
+        // A JSON document's text is its value's text: normalisation then reads the values as
+        // given from it instead of copying the object first (as the package's JSON path does).
+        let text = raw.text.trim();
+        let text = text.starts_with('{').then_some(text);
+        self.audit_parsed(raw.origin.clone(), value, text)
     }
 
     /// Evaluate one parsed object.
     pub fn audit_value(&mut self, origin: Origin, object: Json) -> ObjectReport {
+        self.audit_parsed(origin, object, None)
+    }
+
+    /// `text`: the JSON text `object` was parsed from, if any.
+    fn audit_parsed(&mut self, origin: Origin, object: Json, text: Option<&str>) -> ObjectReport {
         let meta = object.get("metadata");
         let field = |k: &str| {
             meta.and_then(|m| m.get(k)).and_then(Json::as_str).unwrap_or_default().to_string()
@@ -712,7 +722,11 @@ impl Auditor {
             object: Some(Document::Object(object)),
             request: self.options.update.then(|| Document::Object(json!({"operation": "UPDATE"}))),
         };
-        let result = evaluate_owned(&self.set, docs);
+        let texts = ObjectTexts {
+            object: text.map(str::to_string),
+            old_object: text.filter(|_| self.options.update).map(str::to_string),
+        };
+        let result = evaluate_documents(&self.set, docs, texts);
         if result.diagnostics.iter().any(|d| d.code == "namespace-assumed") {
             self.assumed.insert(report.namespace.clone());
         }

@@ -15,7 +15,7 @@ use super::matching::{
     binding_matches, policy_matches, prefilter, MatchContext, MatchResult, NoMatchReason,
 };
 use super::namespaces::Namespaces;
-use super::params::{collect_params, resolve_param_kind, ParamKindResolution, Params};
+use super::params::{collect_params, ParamKindResolution, Params};
 use super::policy_set::{PolicySet, UnboundPolicies};
 use super::request::{request_cel_value, AdmissionRequest};
 use super::resources::{GroupVersionKind, GroupVersionResource};
@@ -85,7 +85,9 @@ pub fn dispatch(
     let namespace_stripped: std::cell::OnceCell<Option<Json>> = std::cell::OnceCell::new();
     let authorizer = std::cell::OnceCell::new();
 
-    for (policy, compiled) in manifests.policies.iter().zip(&set.compiled) {
+    for ((policy, compiled), param_kind) in
+        manifests.policies.iter().zip(&set.compiled).zip(&set.param_kinds)
+    {
         let p = &policy.object;
         let name = p.metadata.name.clone();
         let mut trace = PolicyTrace { name: name.clone(), ..PolicyTrace::default() };
@@ -124,8 +126,7 @@ pub fn dispatch(
         // Only decisions that reach the real response can be its first denial.
         let counts = !hypothetical || set.setup.unbound_policies == UnboundPolicies::Bind;
         let fp = p.spec.failure_policy.as_deref();
-        let param_kind = resolve_param_kind(p.spec.param_kind.as_ref(), catalog, &manifests.params);
-        if let ParamKindResolution::Dropped { reason } = &param_kind {
+        if let ParamKindResolution::Dropped { reason } = param_kind {
             trace.reason = format!(
                 "paramKind.apiVersion does not parse ({reason}): the apiserver drops the policy"
             );
@@ -164,7 +165,7 @@ pub fn dispatch(
             out.policies.push(trace);
             continue;
         }
-        if let ParamKindResolution::Unresolvable { message } = &param_kind {
+        if let ParamKindResolution::Unresolvable { message } = param_kind {
             policy_config_error(response, &mut trace, &name, fp, message);
             out.policies.push(trace);
             continue;
@@ -216,7 +217,7 @@ pub fn dispatch(
             bt.matched = true;
             bt.reason = if hypothetical { HYPOTHETICAL.into() } else { "matched".into() };
             let params = match collect_params(
-                &param_kind,
+                param_kind,
                 b.spec.param_ref.as_ref(),
                 &request.namespace,
                 &manifests.params,

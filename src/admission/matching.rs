@@ -270,14 +270,18 @@ pub fn rule_mismatch(
     if !exact_or_wildcard(&rule.api_versions, &gvr.version) {
         return Some(RuleMismatch::ApiVersion);
     }
-    let resource_ok = rule.resources.iter().any(|r| {
-        let (res, sub) = r.split_once('/').unwrap_or((r.as_str(), ""));
-        (res == "*" || res == gvr.resource) && (sub == "*" || sub == req.sub_resource)
-    });
-    if !resource_ok {
+    if !resources_match(rule, &gvr.resource, &req.sub_resource) {
         return Some(RuleMismatch::Resource);
     }
     None
+}
+
+/// A rule's `resources` select `resource` / `sub_resource`.
+fn resources_match(rule: &NamedRuleWithOperations, resource: &str, sub_resource: &str) -> bool {
+    rule.resources.iter().any(|r| {
+        let (res, sub) = r.split_once('/').unwrap_or((r.as_str(), ""));
+        (res == "*" || res == resource) && (sub == "*" || sub == sub_resource)
+    })
 }
 
 pub fn name_matches(rule: &NamedRuleWithOperations, req: &AdmissionRequest) -> bool {
@@ -311,8 +315,9 @@ fn resource_rules(
     }
     // An equivalent resource has the request's resource name, subresource and scope (only
     // its group or version differ), so a rule that failed on scope, operations or resources
-    // fails on every equivalent too: only the others need the catalog's equivalents.
-    // (Every rule has its one entry in `mismatches`, in order.)
+    // — or whose resources do not list the request's — fails on every equivalent too: only
+    // the others need the catalog's equivalents. (Every rule has its one entry in
+    // `mismatches`, in order.)
     let may_match_equivalent = |i: usize| {
         matches!(
             mismatches.get(i),
@@ -320,7 +325,9 @@ fn resource_rules(
                 _,
                 RuleMismatch::ApiGroup | RuleMismatch::ApiVersion | RuleMismatch::ResourceName
             ))
-        )
+        ) && rules
+            .get(i)
+            .is_some_and(|r| resources_match(r, &req.resource.resource, &req.sub_resource))
     };
     if !(0..rules.len()).any(may_match_equivalent) {
         return Ok(Err(mismatches));

@@ -3,6 +3,7 @@
 
 use super::compile::{CelCompiler, CompiledPolicy};
 use super::manifests::{load_manifests, Manifests};
+use super::params::{resolve_param_kind, ParamKindResolution};
 use super::request::AdmissionRequest;
 use super::resources::ResourceCatalog;
 use super::typechecking::{check_policy, PolicyTypeCheck, SchemaSources};
@@ -96,6 +97,9 @@ pub struct PolicySet {
     pub compiler: CelCompiler,
     /// `compiled[i]` belongs to `manifests.policies[i]`.
     pub compiled: Vec<CompiledPolicy>,
+    /// `param_kinds[i]`: how the `paramKind` of `manifests.policies[i]` resolves (it depends
+    /// on the set only, not on the request).
+    pub param_kinds: Vec<ParamKindResolution>,
     /// Loading, API validation and compile problems (request-independent).
     pub diagnostics: Vec<Diagnostic>,
     /// The webhook configurations of the manifests (`crate::webhook`).
@@ -236,9 +240,18 @@ impl PolicySet {
                 }
             }
         };
+        let catalog = manifests.catalog();
+        let param_kinds = manifests
+            .policies
+            .iter()
+            .map(|p| {
+                resolve_param_kind(p.object.spec.param_kind.as_ref(), &catalog, &manifests.params)
+            })
+            .collect();
         PolicySet {
             text: text.to_string(),
-            catalog: manifests.catalog(),
+            catalog,
+            param_kinds,
             manifests,
             version,
             compiler,
