@@ -179,7 +179,9 @@ pub fn namespace_selector(
     cx: MatchContext<'_>,
 ) -> Result<Option<NoMatchReason>, MatchError> {
     let req = cx.request;
-    if req.namespace.is_empty() && req.resource.resource != "namespaces" {
+    if (req.namespace.is_empty() && req.resource.resource != "namespaces")
+        || is_everything(selector)
+    {
         return Ok(None);
     }
     let sel = Selector::from_label_selector(selector).map_err(internal)?;
@@ -208,6 +210,11 @@ pub fn namespace_selector(
     }))
 }
 
+/// `{}`: it parses to no requirement (and never fails), so it selects everything.
+fn is_everything(selector: &LabelSelector) -> bool {
+    selector.match_labels.is_empty() && selector.match_expressions.is_empty()
+}
+
 fn has_object_meta(obj: &Value) -> bool {
     match obj.get("metadata") {
         Some(m) => m.is_object(),
@@ -223,6 +230,9 @@ pub fn object_selector(
     selector: &LabelSelector,
     req: &AdmissionRequest,
 ) -> Result<Option<NoMatchReason>, MatchError> {
+    if is_everything(selector) {
+        return Ok(None);
+    }
     let sel = Selector::from_label_selector(selector).map_err(internal)?;
     if sel.requirements.is_empty() {
         return Ok(None);

@@ -3,7 +3,7 @@
 //! (`pkg/userinfo` `GetRoleRef`). `docs/kyverno-semantics.md` §3.
 
 use super::policy::{MatchResources, ResourceDescription, ResourceFilter, Rule, UserInfoFilter};
-use super::wildcard::{matches as wildcard, replace_in_selector};
+use super::wildcard::{contains_wildcard, matches as wildcard, replace_in_selector};
 use crate::admission::labels::{object_labels, Selector};
 use crate::admission::resources::GroupVersionKind;
 use crate::admission::types::LabelSelector;
@@ -128,8 +128,17 @@ pub(super) fn check_selector(
     selector: &LabelSelector,
     labels: &BTreeMap<String, String>,
 ) -> Result<bool, String> {
-    let s = replace_in_selector(selector, labels);
-    Selector::from_label_selector(&s).map(|s| s.matches(labels))
+    // Without a wildcard in matchLabels the replacement is the selector itself: no copy.
+    let wild =
+        selector.match_labels.iter().any(|(k, v)| contains_wildcard(k) || contains_wildcard(v));
+    let replaced;
+    let s = if wild {
+        replaced = replace_in_selector(selector, labels);
+        &replaced
+    } else {
+        selector
+    };
+    Selector::from_label_selector(s).map(|s| s.matches(labels))
 }
 
 /// `match.CheckSubjects`.
