@@ -278,6 +278,7 @@ impl<'a> Context<'a> {
             namespace_labels: self.namespace_labels,
             info: self.info,
             policy_namespace: &policy.namespace,
+            first_reason_only: self.set.summary_trace,
         }
     }
 }

@@ -42,6 +42,10 @@ pub struct Target<'a> {
     pub info: &'a RequestInfo,
     /// The policy's namespace (`Policy`); empty for a `ClusterPolicy`.
     pub policy_namespace: &'a str,
+    /// Stop at the first reason a condition block does not match (the audit's
+    /// [`summary_trace`](crate::admission::policy_set::PolicySet::summary_trace)): whether
+    /// it matches is all that decides; the list of reasons is only for the trace.
+    pub first_reason_only: bool,
 }
 
 fn meta<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -163,6 +167,10 @@ fn condition_block(d: &ResourceDescription, user: &UserInfoFilter, t: &Target<'_
     if !d.kinds.is_empty() && !check_kind(&d.kinds, t.gvk, t.subresource) {
         errs.push(format!("kind does not match [{}]", d.kinds.join(" ")));
     }
+    let done = |errs: &Vec<String>| t.first_reason_only && !errs.is_empty();
+    if done(&errs) {
+        return errs;
+    }
     let mut name = meta(t.resource, "name");
     if name.is_empty() {
         name = meta(t.resource, "generateName");
@@ -179,6 +187,9 @@ fn condition_block(d: &ResourceDescription, user: &UserInfoFilter, t: &Target<'_
             errs.push("namespace does not match".into());
         }
     }
+    if done(&errs) {
+        return errs;
+    }
     if let Some(expected) = d.annotations.as_ref().filter(|a| !a.is_empty()) {
         let actual = t
             .resource
@@ -194,12 +205,18 @@ fn condition_block(d: &ResourceDescription, user: &UserInfoFilter, t: &Target<'_
             errs.push("annotations does not match".into());
         }
     }
+    if done(&errs) {
+        return errs;
+    }
     if let Some(sel) = &d.selector {
         match check_selector(sel, &object_labels(t.resource)) {
             Err(e) => errs.push(format!("failed to parse selector: {e}")),
             Ok(false) => errs.push("selector does not match".into()),
             Ok(true) => {}
         }
+    }
+    if done(&errs) {
+        return errs;
     }
     if let Some(sel) = &d.namespace_selector {
         if kind == "Namespace" {
