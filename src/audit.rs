@@ -1003,4 +1003,57 @@ mod tests {
         let r = auditor.audit(&RawObject { text: "- 1".into(), origin: Origin::default() });
         assert_eq!(r.problems, ["the document is not an object"]);
     }
+
+    /// The summary trace the audit evaluates with (`PolicySet::summary_trace`) decides exactly
+    /// as the full trace `evaluate` builds: every example object of the playground (failing and
+    /// passing), as a CREATE and as an UPDATE of itself, against all the examples' policies
+    /// (ValidatingAdmissionPolicies, webhooks, Kyverno), gives the same report both ways.
+    #[test]
+    fn the_summary_trace_decides_as_the_full_trace() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("www/examples");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("www/examples")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+            .collect();
+        files.sort();
+        let is_object = |p: &std::path::Path| {
+            let n = p.to_string_lossy();
+            [".object.yaml", ".passing.yaml", ".failing.yaml"].iter().any(|s| n.ends_with(s))
+        };
+        let read = |p: &std::path::Path| std::fs::read_to_string(p).expect("example");
+        let policies: Vec<String> = files
+            .iter()
+            .filter(|p| !is_object(p) && !p.to_string_lossy().ends_with(".request.yaml"))
+            .map(|p| read(p))
+            .collect();
+        let policies = policies.join("\n---\n");
+        let (mut denied, mut allowed, mut matched) = (0, 0, 0);
+        for update in [false, true] {
+            let options = AuditOptions { update, ..AuditOptions::default() };
+            let mut summary = Auditor::new(&policies, options.clone());
+            let mut full = Auditor::new(&policies, options);
+            full.set.summary_trace = false;
+            assert!(summary.set.summary_trace);
+            for p in files.iter().filter(|p| is_object(p)) {
+                let raw = RawObject { text: read(p), origin: Origin::default() };
+                let a = summary.audit(&raw);
+                let b = full.audit(&raw);
+                assert_eq!(
+                    serde_json::to_value(&a).ok(),
+                    serde_json::to_value(&b).ok(),
+                    "{} (update: {update})",
+                    p.display()
+                );
+                matched += usize::from(!a.outcomes.is_empty());
+                denied += usize::from(!a.allowed);
+                allowed += usize::from(a.allowed);
+            }
+        }
+        // Both outcomes occur, and most objects match a policy and binding.
+        assert!(
+            denied >= 10 && allowed >= 4 && matched >= 20,
+            "denied {denied}, allowed {allowed}, matched {matched}"
+        );
+    }
 }
