@@ -18,7 +18,6 @@ use super::namespaces::Namespaces;
 use super::params::{collect_params, ParamKindResolution, Params};
 use super::policy_set::{PolicySet, UnboundPolicies};
 use super::request::{request_cel_value, AdmissionRequest};
-use super::resources::{GroupVersionKind, GroupVersionResource};
 use super::trace::{BindingTrace, ParamEvaluation, ParamRefTrace, PolicyTrace};
 use super::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 use super::validator::{validate, Bound};
@@ -81,7 +80,7 @@ pub fn dispatch(
     // values, the stripped namespace object and the authorizer.
     let object = request.object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
     let old_object = request.old_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
-    let mut request_values: Vec<(GroupVersionKind, GroupVersionResource, Json)> = Vec::new();
+    let own_request_value: std::cell::OnceCell<Json> = std::cell::OnceCell::new();
     let namespace_stripped: std::cell::OnceCell<Option<Json>> = std::cell::OnceCell::new();
     let authorizer = std::cell::OnceCell::new();
 
@@ -171,22 +170,17 @@ pub fn dispatch(
             continue;
         }
 
-        // `request` depends only on the request and the matched (kind, resource): built once
-        // per distinct pair, not once per policy.
-        let request_value = match request_values
-            .iter()
-            .position(|(k, r, _)| *k == matched.kind && *r == matched.resource)
+        // `request` depends only on the request and the matched (kind, resource), which is
+        // the request's own here (a match only through an equivalent is not evaluated): built
+        // once per request, not once per policy.
+        let other;
+        let request_value = if matched.kind == request.kind && matched.resource == request.resource
         {
-            Some(i) => i,
-            None => {
-                let v = request_cel_value(request, &matched.kind, &matched.resource);
-                request_values.push((matched.kind.clone(), matched.resource.clone(), v));
-                request_values.len() - 1
-            }
-        };
-        let request_value = match request_values.get(request_value) {
-            Some((_, _, v)) => v,
-            None => continue,
+            own_request_value
+                .get_or_init(|| request_cel_value(request, &request.kind, &request.resource))
+        } else {
+            other = request_cel_value(request, &matched.kind, &matched.resource);
+            &other
         };
         let mut collector = AuditAnnotationCollector::default();
         let policy_index = out.policies.len();
