@@ -678,7 +678,11 @@ fn admission_chain(
     use crate::webhook::dispatcher::{dispatch_phase, not_reached, Env};
     use crate::webhook::types::WebhookKind::{Mutating, Validating};
     let hooks = &set.webhooks.configurations;
-    let env = Env { version: set.version, authorizer: set.authorizer(request) };
+    let env = Env {
+        version: set.version,
+        authorizer: set.authorizer(request),
+        reviews: !set.summary_trace,
+    };
     let cx = crate::admission::matching::MatchContext { request, namespaces, catalog };
     let mutating = dispatch_phase(hooks, Mutating, cx, &env);
     diagnostics.extend(mutating.diagnostics);

@@ -15,7 +15,7 @@ use super::matching::{
     binding_matches, policy_matches, prefilter, MatchContext, MatchResult, NoMatchReason,
 };
 use super::namespaces::Namespaces;
-use super::params::{collect_params, resolve_param_kind, ParamKindResolution, Params};
+use super::params::{collect_params, ParamKindResolution, Params};
 use super::policy_set::{PolicySet, UnboundPolicies};
 use super::request::{request_cel_value, AdmissionRequest};
 use super::trace::{BindingTrace, ParamEvaluation, ParamRefTrace, PolicyTrace};
@@ -76,8 +76,17 @@ pub fn dispatch(
     let mut first: Option<TraceIndex> = None;
     // The policies evaluated through a hypothetical binding (their trace index).
     let mut unbound = Vec::new();
+    // Per request, not per policy or binding: the CEL views of the objects, the `request`
+    // values, the stripped namespace object and the authorizer.
+    let object = request.object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+    let old_object = request.old_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+    let own_request_value: std::cell::OnceCell<Json> = std::cell::OnceCell::new();
+    let namespace_stripped: std::cell::OnceCell<Option<Json>> = std::cell::OnceCell::new();
+    let authorizer = std::cell::OnceCell::new();
 
-    for (policy, compiled) in manifests.policies.iter().zip(&set.compiled) {
+    for ((policy, compiled), param_kind) in
+        manifests.policies.iter().zip(&set.compiled).zip(&set.param_kinds)
+    {
         let p = &policy.object;
         let name = p.metadata.name.clone();
         let mut trace = PolicyTrace { name: name.clone(), ..PolicyTrace::default() };
@@ -116,8 +125,7 @@ pub fn dispatch(
         // Only decisions that reach the real response can be its first denial.
         let counts = !hypothetical || set.setup.unbound_policies == UnboundPolicies::Bind;
         let fp = p.spec.failure_policy.as_deref();
-        let param_kind = resolve_param_kind(p.spec.param_kind.as_ref(), catalog, &manifests.params);
-        if let ParamKindResolution::Dropped { reason } = &param_kind {
+        if let ParamKindResolution::Dropped { reason } = param_kind {
             trace.reason = format!(
                 "paramKind.apiVersion does not parse ({reason}): the apiserver drops the policy"
             );
@@ -127,7 +135,9 @@ pub fn dispatch(
         let matched = match policy_matches(p.spec.match_constraints.as_ref(), cx) {
             MatchResult::Matched(m) => m,
             MatchResult::NotMatched(why) => {
-                trace.reason = describe(&why);
+                if !set.summary_trace {
+                    trace.reason = describe(&why);
+                }
                 out.policies.push(trace);
                 continue;
             }
@@ -139,7 +149,9 @@ pub fn dispatch(
             }
         };
         trace.matched = true;
-        trace.reason = format!("matched {} ({})", matched.resource, matched.kind);
+        if !set.summary_trace {
+            trace.reason = format!("matched {} ({})", matched.resource, matched.kind);
+        }
         if matched.via_equivalent {
             trace.reason = format!(
                 "matched only through matchPolicy: Equivalent as {}; the apiserver would convert the object to that version first, which vap-eval cannot do, so the policy was not evaluated",
@@ -152,15 +164,24 @@ pub fn dispatch(
             out.policies.push(trace);
             continue;
         }
-        if let ParamKindResolution::Unresolvable { message } = &param_kind {
+        if let ParamKindResolution::Unresolvable { message } = param_kind {
             policy_config_error(response, &mut trace, &name, fp, message);
             out.policies.push(trace);
             continue;
         }
 
-        let request_value = request_cel_value(request, &matched.kind, &matched.resource);
-        let object = request.object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
-        let old_object = request.old_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+        // `request` depends only on the request and the matched (kind, resource), which is
+        // the request's own here (a match only through an equivalent is not evaluated): built
+        // once per request, not once per policy.
+        let other;
+        let request_value = if matched.kind == request.kind && matched.resource == request.resource
+        {
+            own_request_value
+                .get_or_init(|| request_cel_value(request, &request.kind, &request.resource))
+        } else {
+            other = request_cel_value(request, &matched.kind, &matched.resource);
+            &other
+        };
         let mut collector = AuditAnnotationCollector::default();
         let policy_index = out.policies.len();
 
@@ -174,7 +195,9 @@ pub fn dispatch(
             match binding_matches(b.spec.match_resources.as_ref(), cx) {
                 MatchResult::Matched(_) => {}
                 MatchResult::NotMatched(why) => {
-                    bt.reason = describe(&why);
+                    if !set.summary_trace {
+                        bt.reason = describe(&why);
+                    }
                     trace.bindings.push(bt);
                     continue;
                 }
@@ -188,7 +211,7 @@ pub fn dispatch(
             bt.matched = true;
             bt.reason = if hypothetical { HYPOTHETICAL.into() } else { "matched".into() };
             let params = match collect_params(
-                &param_kind,
+                param_kind,
                 b.spec.param_ref.as_ref(),
                 &request.namespace,
                 &manifests.params,
@@ -234,10 +257,13 @@ pub fn dispatch(
                 );
                 return out;
             }
-            let namespace_stripped = namespace_json.map(strip_namespace);
-            let namespace_object =
-                namespace_stripped.as_ref().map(Value::from_json).unwrap_or(Value::Null);
-            let authz = Some(set.authorizer(request));
+            // The same namespace (the request's) for every binding that reaches here.
+            let namespace_object = namespace_stripped
+                .get_or_init(|| namespace_json.map(strip_namespace))
+                .as_ref()
+                .map(Value::from_json)
+                .unwrap_or(Value::Null);
+            let authz = Some(authorizer.get_or_init(|| set.authorizer(request)).clone());
 
             let evaluations: Vec<(Option<ParamRefTrace>, Value<'_>)> = match &params {
                 Params::Undeclared | Params::Null => vec![(None, Value::Null)],
@@ -255,9 +281,10 @@ pub fn dispatch(
                     object: object.clone(),
                     old_object: old_object.clone(),
                     params: params_value,
-                    request: Value::from_json(&request_value),
+                    request: Value::from_json(request_value),
                     namespace_object: namespace_object.clone(),
                     authorizer: authz.clone(),
+                    summary_trace: set.summary_trace,
                 };
                 let outcome = validate(p, compiled, &bound);
                 let mut evaluation: ParamEvaluation = ParamEvaluation { param, ..outcome.trace };

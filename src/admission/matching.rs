@@ -179,7 +179,9 @@ pub fn namespace_selector(
     cx: MatchContext<'_>,
 ) -> Result<Option<NoMatchReason>, MatchError> {
     let req = cx.request;
-    if req.namespace.is_empty() && req.resource.resource != "namespaces" {
+    if (req.namespace.is_empty() && req.resource.resource != "namespaces")
+        || is_everything(selector)
+    {
         return Ok(None);
     }
     let sel = Selector::from_label_selector(selector).map_err(internal)?;
@@ -208,6 +210,11 @@ pub fn namespace_selector(
     }))
 }
 
+/// `{}`: it parses to no requirement (and never fails), so it selects everything.
+fn is_everything(selector: &LabelSelector) -> bool {
+    selector.match_labels.is_empty() && selector.match_expressions.is_empty()
+}
+
 fn has_object_meta(obj: &Value) -> bool {
     match obj.get("metadata") {
         Some(m) => m.is_object(),
@@ -223,6 +230,9 @@ pub fn object_selector(
     selector: &LabelSelector,
     req: &AdmissionRequest,
 ) -> Result<Option<NoMatchReason>, MatchError> {
+    if is_everything(selector) {
+        return Ok(None);
+    }
     let sel = Selector::from_label_selector(selector).map_err(internal)?;
     if sel.requirements.is_empty() {
         return Ok(None);
@@ -270,14 +280,18 @@ pub fn rule_mismatch(
     if !exact_or_wildcard(&rule.api_versions, &gvr.version) {
         return Some(RuleMismatch::ApiVersion);
     }
-    let resource_ok = rule.resources.iter().any(|r| {
-        let (res, sub) = r.split_once('/').unwrap_or((r.as_str(), ""));
-        (res == "*" || res == gvr.resource) && (sub == "*" || sub == req.sub_resource)
-    });
-    if !resource_ok {
+    if !resources_match(rule, &gvr.resource, &req.sub_resource) {
         return Some(RuleMismatch::Resource);
     }
     None
+}
+
+/// A rule's `resources` select `resource` / `sub_resource`.
+fn resources_match(rule: &NamedRuleWithOperations, resource: &str, sub_resource: &str) -> bool {
+    rule.resources.iter().any(|r| {
+        let (res, sub) = r.split_once('/').unwrap_or((r.as_str(), ""));
+        (res == "*" || res == resource) && (sub == "*" || sub == sub_resource)
+    })
 }
 
 pub fn name_matches(rule: &NamedRuleWithOperations, req: &AdmissionRequest) -> bool {
@@ -309,8 +323,27 @@ fn resource_rules(
     if match_policy.is_none() || match_policy == Some("Exact") {
         return Ok(Err(mismatches));
     }
+    // An equivalent resource has the request's resource name, subresource and scope (only
+    // its group or version differ), so a rule that failed on scope, operations or resources
+    // — or whose resources do not list the request's — fails on every equivalent too: only
+    // the others need the catalog's equivalents. (Every rule has its one entry in
+    // `mismatches`, in order.)
+    let may_match_equivalent = |i: usize| {
+        matches!(
+            mismatches.get(i),
+            Some((
+                _,
+                RuleMismatch::ApiGroup | RuleMismatch::ApiVersion | RuleMismatch::ResourceName
+            ))
+        ) && rules
+            .get(i)
+            .is_some_and(|r| resources_match(r, &req.resource.resource, &req.sub_resource))
+    };
+    if !(0..rules.len()).any(may_match_equivalent) {
+        return Ok(Err(mismatches));
+    }
     let equivalents = cx.catalog.equivalents(&req.resource, &req.sub_resource);
-    for rule in rules {
+    for (_, rule) in rules.iter().enumerate().filter(|(i, _)| may_match_equivalent(*i)) {
         for eq in &equivalents {
             if *eq == req.resource || rule_mismatch(rule, req, eq).is_some() {
                 continue;

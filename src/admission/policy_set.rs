@@ -3,6 +3,7 @@
 
 use super::compile::{CelCompiler, CompiledPolicy};
 use super::manifests::{load_manifests, Manifests};
+use super::params::{resolve_param_kind, ParamKindResolution};
 use super::request::AdmissionRequest;
 use super::resources::ResourceCatalog;
 use super::typechecking::{check_policy, PolicyTypeCheck, SchemaSources};
@@ -96,6 +97,9 @@ pub struct PolicySet {
     pub compiler: CelCompiler,
     /// `compiled[i]` belongs to `manifests.policies[i]`.
     pub compiled: Vec<CompiledPolicy>,
+    /// `param_kinds[i]`: how the `paramKind` of `manifests.policies[i]` resolves (it depends
+    /// on the set only, not on the request).
+    pub param_kinds: Vec<ParamKindResolution>,
     /// Loading, API validation and compile problems (request-independent).
     pub diagnostics: Vec<Diagnostic>,
     /// The webhook configurations of the manifests (`crate::webhook`).
@@ -115,6 +119,11 @@ pub struct PolicySet {
     pub object_changes: Vec<crate::objects::ObjectChange>,
     /// `type_checks[i]` is the type checking of `manifests.policies[i]` (its status warnings).
     pub type_checks: Vec<PolicyTypeCheck>,
+    /// Build only the trace that decisions and per-binding summaries need (the audit's
+    /// mode): the same evaluation, without the reasons of policies and bindings that do not
+    /// match, the expressions' texts and values, the variables or the webhooks'
+    /// AdmissionReviews. Default false: the full trace.
+    pub summary_trace: bool,
 }
 
 impl PolicySet {
@@ -231,9 +240,18 @@ impl PolicySet {
                 }
             }
         };
+        let catalog = manifests.catalog();
+        let param_kinds = manifests
+            .policies
+            .iter()
+            .map(|p| {
+                resolve_param_kind(p.object.spec.param_kind.as_ref(), &catalog, &manifests.params)
+            })
+            .collect();
         PolicySet {
             text: text.to_string(),
-            catalog: manifests.catalog(),
+            catalog,
+            param_kinds,
             manifests,
             version,
             compiler,
@@ -247,6 +265,7 @@ impl PolicySet {
             normalize_objects,
             object_changes,
             type_checks,
+            summary_trace: false,
         }
     }
 

@@ -37,6 +37,9 @@ pub struct Bound<'a> {
     pub namespace_object: Value<'a>,
     /// `authorizer` and `authorizer.requestResource`; `None` when no authorizer is available.
     pub authorizer: Option<(Value<'a>, Value<'a>)>,
+    /// [`PolicySet::summary_trace`](super::policy_set::PolicySet::summary_trace): the trace
+    /// keeps decisions, errors and actions only (no expression texts, values or variables).
+    pub summary_trace: bool,
 }
 
 /// One activation (cel-go's per-`ForInput` activation): what its expressions see, and its
@@ -223,7 +226,9 @@ pub fn validate(
         let mut whole_error = None;
         for (name, c) in &compiled.match_conditions {
             let step = run(c, &act, &mut remaining);
-            trace.match_conditions.push(expr_trace(Some(name), c, &step));
+            if !bound.summary_trace {
+                trace.match_conditions.push(expr_trace(Some(name), c, &step));
+            }
             match step {
                 Step::Value(Value::Bool(b), _) => results.push(Ok(b)),
                 Step::Value(other, _) => results.push(Err(format!(
@@ -257,7 +262,11 @@ pub fn validate(
         let step = run(&v.expression, &act, &mut remaining);
         let mut r = ValidationResult {
             index: i,
-            expression: v.expression.source.to_string(),
+            expression: if bound.summary_trace {
+                String::new()
+            } else {
+                v.expression.source.to_string()
+            },
             cost: 0,
             ..ValidationResult::default()
         };
@@ -280,14 +289,18 @@ pub fn validate(
             Step::OutOfBudget => {
                 trace.validations.push(r);
                 trace.cost.validations = RUNTIME_CEL_COST_BUDGET - remaining;
-                trace.variables = variable_trace(&act);
+                if !bound.summary_trace {
+                    trace.variables = variable_trace(&act);
+                }
                 return single(trace, OUT_OF_BUDGET.to_string());
             }
         }
         trace.validations.push(r);
     }
     trace.cost.validations = RUNTIME_CEL_COST_BUDGET - remaining;
-    trace.variables = variable_trace(&act);
+    if !bound.summary_trace {
+        trace.variables = variable_trace(&act);
+    }
 
     // 4. messageExpressions: a new activation without the authorizer, the remaining budget.
     let spent = remaining;
@@ -297,7 +310,7 @@ pub fn validate(
     for (i, v) in compiled.validations.iter().enumerate() {
         let Some(me) = &v.message_expression else { continue };
         let step = run(me, &act, &mut remaining);
-        if let Some(r) = trace.validations.get_mut(i) {
+        if let Some(r) = trace.validations.get_mut(i).filter(|_| !bound.summary_trace) {
             r.message_expression = Some(expr_trace(None, me, &step));
         }
         match step {
@@ -341,7 +354,11 @@ pub fn validate(
         let step = run(c, &act, &mut remaining);
         let mut r = AuditResult {
             key: key.clone(),
-            value_expression: c.source.to_string(),
+            value_expression: if bound.summary_trace {
+                String::new()
+            } else {
+                c.source.to_string()
+            },
             ..AuditResult::default()
         };
         let outcome = match &step {

@@ -25,6 +25,7 @@ use crate::admission::types::{
 use crate::admission::validator::{validate, Bound};
 use crate::cel::value::Value;
 use serde_json::{json, Value as Json};
+use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -153,7 +154,7 @@ pub struct Context<'a> {
     /// Evaluated as the Kyverno CLI does ([`super::Cli`]).
     pub cli: bool,
     /// What the CEL handler binds for this request, made on first use.
-    bound: OnceCell<Bindings>,
+    bound: OnceCell<Bindings<'a>>,
     /// Each rule's outcome for this request (`Err`: not matched, with why; `Ok(None)`: left to
     /// the generated ValidatingAdmissionPolicy). The policies' own evaluation and each webhook
     /// evaluate the same rules of the same request: once is enough.
@@ -161,9 +162,9 @@ pub struct Context<'a> {
 }
 
 /// The values Kyverno's CEL handler binds, the same for every rule of one request.
-struct Bindings {
-    object: Option<Json>,
-    old_object: Option<Json>,
+struct Bindings<'a> {
+    object: Option<Cow<'a, Json>>,
+    old_object: Option<Cow<'a, Json>>,
     namespace_object: Option<Json>,
     /// The resource's namespace does not exist (`missingNamespaces: strict`).
     namespace_missing: bool,
@@ -261,7 +262,7 @@ pub fn validate_policy(cx: &Context<'_>, index: usize, subset: &[usize]) -> Opti
     Some(out)
 }
 
-impl Context<'_> {
+impl<'a> Context<'a> {
     /// What a rule or exception of `policy` is matched against: the new resource.
     fn target<'t>(&'t self, policy: &'t KyvernoPolicy) -> Target<'t> {
         self.target_of(policy, self.request.object.as_ref().unwrap_or(&Json::Null))
@@ -277,6 +278,7 @@ impl Context<'_> {
             namespace_labels: self.namespace_labels,
             info: self.info,
             policy_namespace: &policy.namespace,
+            first_reason_only: self.set.summary_trace,
         }
     }
 }
@@ -399,23 +401,30 @@ pub fn policy_for_rule(rule: &Rule, cel: &Cel, message: &str) -> ValidatingAdmis
     }
 }
 
-impl Context<'_> {
+impl<'a> Context<'a> {
     /// The values Kyverno's CEL handler binds for this request.
-    fn bindings(&self) -> &Bindings {
+    fn bindings(&self) -> &Bindings<'a> {
         self.bound.get_or_init(|| {
-            let r = self.request;
+            let r: &'a AdmissionRequest = self.request;
             let gvk = &r.kind;
-            let with_gvk = |o: &Json| {
+            let api_version = gvk.api_version();
+            // An object that already has the request's apiVersion and kind is bound as it is
+            // (setting them again would change nothing): no copy.
+            let with_gvk = |o: &'a Json| {
+                let has = |k: &str, v: &str| o.get(k).and_then(Json::as_str) == Some(v);
+                if has("apiVersion", &api_version) && has("kind", &gvk.kind) {
+                    return Cow::Borrowed(o);
+                }
                 let mut o = o.clone();
                 if let Some(m) = o.as_object_mut() {
-                    m.insert("apiVersion".into(), Json::String(gvk.api_version()));
+                    m.insert("apiVersion".into(), Json::String(api_version.clone()));
                     m.insert("kind".into(), Json::String(gvk.kind.clone()));
                 }
-                o
+                Cow::Owned(o)
             };
             let object = r.object.as_ref().map(with_gvk);
             let old_object = r.old_object.as_ref().map(with_gvk);
-            let source = object.as_ref().or(old_object.as_ref()).unwrap_or(&Json::Null);
+            let source: &Json = object.as_deref().or(old_object.as_deref()).unwrap_or(&Json::Null);
             let mut ns = meta(source, "namespace").to_string();
             let name = meta(source, "name").to_string();
             if gvk.group.is_empty() && gvk.version == "v1" && gvk.kind == "Namespace" {
@@ -496,8 +505,8 @@ fn validate_cel(
     } else {
         vec![None]
     };
-    let object_v = b.object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
-    let old_v = b.old_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+    let object_v = b.object.as_deref().map(Value::from_json).unwrap_or(Value::Null);
+    let old_v = b.old_object.as_deref().map(Value::from_json).unwrap_or(Value::Null);
     let ns_v = b.namespace_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
     let authz = Some(b.authorizer.clone());
     let mut evaluations = Vec::new();
@@ -510,6 +519,7 @@ fn validate_cel(
             request: Value::from_json(&b.request),
             namespace_object: ns_v.clone(),
             authorizer: authz.clone(),
+            summary_trace: cx.set.summary_trace,
         };
         let out = validate(vap, compiled, &bound);
         let mut trace = out.trace;

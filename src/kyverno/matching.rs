@@ -3,7 +3,7 @@
 //! (`pkg/userinfo` `GetRoleRef`). `docs/kyverno-semantics.md` §3.
 
 use super::policy::{MatchResources, ResourceDescription, ResourceFilter, Rule, UserInfoFilter};
-use super::wildcard::{matches as wildcard, replace_in_selector};
+use super::wildcard::{contains_wildcard, matches as wildcard, replace_in_selector};
 use crate::admission::labels::{object_labels, Selector};
 use crate::admission::resources::GroupVersionKind;
 use crate::admission::types::LabelSelector;
@@ -42,6 +42,10 @@ pub struct Target<'a> {
     pub info: &'a RequestInfo,
     /// The policy's namespace (`Policy`); empty for a `ClusterPolicy`.
     pub policy_namespace: &'a str,
+    /// Stop at the first reason a condition block does not match (the audit's
+    /// [`summary_trace`](crate::admission::policy_set::PolicySet::summary_trace)): whether
+    /// it matches is all that decides; the list of reasons is only for the trace.
+    pub first_reason_only: bool,
 }
 
 fn meta<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -128,8 +132,17 @@ pub(super) fn check_selector(
     selector: &LabelSelector,
     labels: &BTreeMap<String, String>,
 ) -> Result<bool, String> {
-    let s = replace_in_selector(selector, labels);
-    Selector::from_label_selector(&s).map(|s| s.matches(labels))
+    // Without a wildcard in matchLabels the replacement is the selector itself: no copy.
+    let wild =
+        selector.match_labels.iter().any(|(k, v)| contains_wildcard(k) || contains_wildcard(v));
+    let replaced;
+    let s = if wild {
+        replaced = replace_in_selector(selector, labels);
+        &replaced
+    } else {
+        selector
+    };
+    Selector::from_label_selector(s).map(|s| s.matches(labels))
 }
 
 /// `match.CheckSubjects`.
@@ -154,6 +167,10 @@ fn condition_block(d: &ResourceDescription, user: &UserInfoFilter, t: &Target<'_
     if !d.kinds.is_empty() && !check_kind(&d.kinds, t.gvk, t.subresource) {
         errs.push(format!("kind does not match [{}]", d.kinds.join(" ")));
     }
+    let done = |errs: &Vec<String>| t.first_reason_only && !errs.is_empty();
+    if done(&errs) {
+        return errs;
+    }
     let mut name = meta(t.resource, "name");
     if name.is_empty() {
         name = meta(t.resource, "generateName");
@@ -170,6 +187,9 @@ fn condition_block(d: &ResourceDescription, user: &UserInfoFilter, t: &Target<'_
             errs.push("namespace does not match".into());
         }
     }
+    if done(&errs) {
+        return errs;
+    }
     if let Some(expected) = d.annotations.as_ref().filter(|a| !a.is_empty()) {
         let actual = t
             .resource
@@ -185,12 +205,18 @@ fn condition_block(d: &ResourceDescription, user: &UserInfoFilter, t: &Target<'_
             errs.push("annotations does not match".into());
         }
     }
+    if done(&errs) {
+        return errs;
+    }
     if let Some(sel) = &d.selector {
         match check_selector(sel, &object_labels(t.resource)) {
             Err(e) => errs.push(format!("failed to parse selector: {e}")),
             Ok(false) => errs.push("selector does not match".into()),
             Ok(true) => {}
         }
+    }
+    if done(&errs) {
+        return errs;
     }
     if let Some(sel) = &d.namespace_selector {
         if kind == "Namespace" {

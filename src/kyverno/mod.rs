@@ -185,6 +185,7 @@ pub fn compiled(set: &PolicySet) -> &KyvernoSet {
             let text = format!("{}{generated}", set.text);
             let mut s = PolicySet::build(&text, set.version, None, set.normalize_objects);
             s.setup = set.setup;
+            s.summary_trace = set.summary_trace;
             Box::new(s)
         });
         KyvernoSet { loaded, prepared, compiler, extended }

@@ -121,6 +121,10 @@ pub struct Env<'a> {
     pub version: KubeVersion,
     /// `authorizer` and `authorizer.requestResource` for the request's user.
     pub authorizer: (Value<'a>, Value<'a>),
+    /// Build each called webhook's AdmissionReview for the trace (false: the audit's
+    /// [`PolicySet::summary_trace`](crate::admission::policy_set::PolicySet::summary_trace);
+    /// the review decides nothing).
+    pub reviews: bool,
 }
 
 /// `rules.IsExemptAdmissionConfigurationResource`: requests for these kinds never reach any
@@ -446,7 +450,8 @@ fn prepare_call(
     h: &Webhook,
     req: &AdmissionRequest,
     inv: &Invocation,
-) -> Result<Json, Box<(Status, bool, String)>> {
+    reviews: bool,
+) -> Result<Option<Json>, Box<(Status, bool, String)>> {
     let call_error = |reason: &str| {
         let err = format!("failed calling webhook {}: {reason}", go_quote(&h.name));
         Box::new((internal_error(&err), true, err))
@@ -468,7 +473,7 @@ fn prepare_call(
     let version =
         h.admission_review_versions.iter().find(|v| ACCEPTED_REVIEW_VERSIONS.contains(&v.as_str()));
     match version {
-        Some(v) => Ok(review(req, inv, v)),
+        Some(v) => Ok(reviews.then(|| review(req, inv, v))),
         None => Err(call_error(
             "could not create admission objects: webhook does not accept known AdmissionReview versions",
         )),
@@ -560,7 +565,7 @@ pub fn dispatch_phase(
                 if kind == WebhookKind::Validating {
                     pending.push((out.webhooks.len(), inv));
                 } else {
-                    call(h, req, &inv, &mut t, &mut out.status);
+                    call(h, req, &inv, env.reviews, &mut t, &mut out.status);
                 }
             }
         }
@@ -584,7 +589,7 @@ pub fn dispatch_phase(
             let Some((_, _, h, _)) = hooks.get(i) else { continue };
             if let Some(t) = out.webhooks.get_mut(i) {
                 let mut s = None;
-                call(h, req, &inv, t, &mut s);
+                call(h, req, &inv, env.reviews, t, &mut s);
                 if first.is_none() {
                     first = s;
                 }
@@ -599,13 +604,14 @@ fn call(
     h: &Webhook,
     req: &AdmissionRequest,
     inv: &Invocation,
+    reviews: bool,
     t: &mut WebhookTrace,
     status: &mut Option<Status>,
 ) {
-    match prepare_call(h, req, inv).map_err(|b| *b) {
+    match prepare_call(h, req, inv, reviews).map_err(|b| *b) {
         Ok(review) => {
             t.called = true;
-            t.review = Some(review);
+            t.review = review;
         }
         Err((_, true, err)) if h.failure_policy.as_deref() == Some("Ignore") => {
             t.reason = Some(format!("{err}; failurePolicy is Ignore: the apiserver fails open"));

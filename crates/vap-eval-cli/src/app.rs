@@ -434,6 +434,23 @@ fn audit(
         }
         Ok(())
     });
+    // Evaluation (all cores) and output (this thread's writer) overlap: the writer formats
+    // one batch's reports while the workers evaluate the next.
+    let (report_tx, report_rx) = std::sync::mpsc::sync_channel::<Vec<ObjectReport>>(2);
+    let evaluator = std::thread::spawn(move || {
+        for batch in rx {
+            let reports: Vec<ObjectReport> = batch
+                .into_par_iter()
+                .map(|item| match item {
+                    Ok(raw) => audit_one(&raw),
+                    Err(broken) => broken,
+                })
+                .collect();
+            if report_tx.send(reports).is_err() {
+                return;
+            }
+        }
+    });
     let mut summary = Summary::default();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -442,14 +459,7 @@ fn audit(
     if output == TableOrJson::Json {
         write!(out, "{{\"objects\": [").map_err(w)?;
     }
-    for batch in rx {
-        let reports: Vec<ObjectReport> = batch
-            .into_par_iter()
-            .map(|item| match item {
-                Ok(raw) => audit_one(&raw),
-                Err(broken) => broken,
-            })
-            .collect();
+    for reports in report_rx {
         for r in &reports {
             summary.add(r);
             if !(all || r.is_notable()) {
@@ -478,6 +488,7 @@ fn audit(
     if let Some(bar) = &progress {
         bar.finish_and_clear();
     }
+    evaluator.join().map_err(|_| "an evaluation thread panicked".to_string())?;
     reader.join().map_err(|_| "the reader thread panicked".to_string())??;
     match output {
         TableOrJson::Json => {
