@@ -135,21 +135,11 @@ pub struct Event {
 }
 
 /// Turn the walk's events into the changes a user sees: one per path whose value differs
-/// between `original` and `result`; a change inside a pruned or newly created subtree is
-/// covered by that subtree's own entry unless it is a default (then the default is listed and
-/// the empty struct created around it is not).
-pub fn changes(
-    object: &str,
-    original: &Json,
-    result: &Json,
-    events: &[Event],
-) -> Vec<ObjectChange> {
-    changes_with(object, &|p| lookup(original, p).cloned(), result, events, &[])
-}
-
-/// [`changes`], the values as given read by `original`, except for [`Event::absent`] changes
-/// (`null` at the paths in `nulls`, else absent).
-fn changes_with(
+/// between the object as given (read by `original`) and `result`; a change inside a pruned or
+/// newly created subtree is covered by that subtree's own entry unless it is a default (then
+/// the default is listed and the empty struct created around it is not). An
+/// [`Event::absent`] change had `null` as given at the paths in `nulls`, else nothing.
+fn changes(
     object: &str,
     original: &dyn Fn(&[Seg]) -> Option<Json>,
     result: &Json,
@@ -267,11 +257,11 @@ fn normalize_with(
     let changes = match text {
         Some(t) => {
             let given = |p: &[Seg]| crate::admission::yaml::json_value_at(t, p);
-            changes_with(label, &given, value, &events, &nulls)
+            changes(label, &given, value, &events, &nulls)
         }
         None => {
             let given = |p: &[Seg]| lookup(&original, p).cloned();
-            changes_with(label, &given, value, &events, &nulls)
+            changes(label, &given, value, &events, &nulls)
         }
     };
     Normalized { changes, diagnostics, modelled: true }
