@@ -414,7 +414,9 @@ pub fn compile(manifests: &Manifests, options: &PolicySetOptions) -> PolicySet {
     diagnostics.append(&mut set.diagnostics);
     // Kyverno policies: load and CEL compile problems (docs/kyverno-semantics.md).
     #[cfg(feature = "kyverno")]
-    diagnostics.extend(crate::kyverno::load(&set).diagnostics);
+    if crate::kyverno::present(&set) {
+        diagnostics.extend(crate::kyverno::load(&set).diagnostics);
+    }
     set.diagnostics = diagnostics;
     set
 }
@@ -600,9 +602,12 @@ fn admit(
     // is the same for the webhooks' namespaceSelectors and the policies.
     let namespaces = crate::admission::namespaces::Namespaces::new(set, request);
     #[cfg(feature = "kyverno")]
-    let kyverno = crate::kyverno::compiled(set);
+    let with_kyverno = crate::kyverno::present(set);
     #[cfg(feature = "kyverno")]
-    let vap_set = kyverno.extended.as_deref().unwrap_or(set);
+    let vap_set = match with_kyverno {
+        true => crate::kyverno::compiled(set).extended.as_deref().unwrap_or(set),
+        false => set,
+    };
     #[cfg(not(feature = "kyverno"))]
     let vap_set = set;
     #[cfg_attr(not(feature = "kyverno"), allow(unused_mut))]
@@ -610,11 +615,14 @@ fn admit(
         admission_chain(set, vap_set, request, catalog, &namespaces, diagnostics);
     // `request` is now the one validating admission receives (after the registry).
     #[cfg(feature = "kyverno")]
-    let kyverno = crate::kyverno::evaluate(set, request, &namespaces).map(|k| {
-        diagnostics.extend(k.diagnostics);
-        crate::kyverno::combine(&mut response, &k.result.response);
-        k.result
-    });
+    let kyverno = with_kyverno
+        .then(|| crate::kyverno::evaluate(set, request, &namespaces))
+        .flatten()
+        .map(|k| {
+            diagnostics.extend(k.diagnostics);
+            crate::kyverno::combine(&mut response, &k.result.response);
+            k.result
+        });
     diagnostics.extend(namespaces.assumed_diagnostic());
     #[cfg(not(feature = "kyverno"))]
     let kyverno = ();

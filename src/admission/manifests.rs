@@ -158,6 +158,19 @@ pub fn load_manifests(text: &str) -> Manifests {
 }
 
 impl Manifests {
+    /// Whether any object of the manifests satisfies `pred`: each document, or for a `…List`
+    /// document each of its items, as the loaders of webhook configurations and Kyverno
+    /// policies read them.
+    pub fn any_object(&self, pred: impl Fn(&Value) -> bool) -> bool {
+        self.documents.iter().any(|doc| {
+            let kind = doc.value.get("kind").and_then(Value::as_str).unwrap_or_default();
+            match doc.value.get("items").and_then(Value::as_array) {
+                Some(items) if kind.ends_with("List") => items.iter().any(&pred),
+                _ => pred(&doc.value),
+            }
+        })
+    }
+
     /// Built-in kinds plus the supplied CRDs.
     pub fn catalog(&self) -> ResourceCatalog {
         let mut c = ResourceCatalog::builtin();

@@ -173,6 +173,16 @@ pub struct KyvernoSet {
     pub extended: Option<Box<PolicySet>>,
 }
 
+/// Whether any document (or List item) of the manifests is a kyverno.io object: when none is,
+/// [`load`] finds nothing and says nothing and [`evaluate`] is `None`, so callers skip Kyverno
+/// altogether (nor does the wasm engine compile its code on a page's first evaluation).
+pub fn present(set: &PolicySet) -> bool {
+    set.manifests.any_object(|v| {
+        let api_version = v.get("apiVersion").and_then(Json::as_str).unwrap_or_default();
+        api_version.split_once('/').is_some_and(|(group, _)| group == policy::GROUP)
+    })
+}
+
 /// The set's [`KyvernoSet`], made on first use and kept with the set.
 pub fn compiled(set: &PolicySet) -> &KyvernoSet {
     set.kyverno.get_or_init(|| {
@@ -632,5 +642,32 @@ pub fn combine(vap: &mut AdmissionResponse, kyverno: &AdmissionResponse) {
     if !kyverno.allowed {
         vap.allowed = false;
         vap.status = kyverno.status.clone();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{load, present};
+    use crate::admission::policy_set::PolicySet;
+    use crate::environment::KubeVersion;
+
+    /// The shortcut the admission chain takes: manifests without a kyverno.io object load no
+    /// policy and say nothing; one inside a List, or of an API version Kyverno does not serve
+    /// (which `load` reports), counts.
+    #[test]
+    fn only_manifests_without_kyverno_objects_skip_kyverno() {
+        let cases = [
+            ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", false),
+            ("apiVersion: example.com/v1\nkind: ClusterPolicy\nmetadata: {name: a}\n", false),
+            ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: kyverno.io/v1\n  kind: ClusterPolicy\n  metadata: {name: a}\n  spec: {rules: []}\n", true),
+            ("apiVersion: kyverno.io/v9\nkind: ClusterPolicy\nmetadata: {name: a}\n", true),
+        ];
+        for (text, expected) in cases {
+            let set = PolicySet::build(text, KubeVersion::default(), None, true);
+            assert_eq!(present(&set), expected, "{text}");
+            let loaded = load(&set);
+            let found = !loaded.policies.is_empty() || !loaded.diagnostics.is_empty();
+            assert_eq!(found, expected, "{text}");
+        }
     }
 }

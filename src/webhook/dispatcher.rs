@@ -518,11 +518,23 @@ pub fn dispatch_phase(
     cx: MatchContext<'_>,
     env: &Env<'_>,
 ) -> PhaseOutcome {
+    if set.iter().all(|c| c.configuration.kind != kind) {
+        return PhaseOutcome::default();
+    }
+    dispatch_configurations(set, kind, cx, env)
+}
+
+/// [`dispatch_phase`] when there is a configuration of `kind` (apart: requests without
+/// webhooks do not reach this code, nor have the wasm engine compile it).
+#[inline(never)]
+fn dispatch_configurations(
+    set: &[CompiledConfiguration],
+    kind: WebhookKind,
+    cx: MatchContext<'_>,
+    env: &Env<'_>,
+) -> PhaseOutcome {
     let req = cx.request;
     let mut out = PhaseOutcome::default();
-    if set.iter().all(|c| c.configuration.kind != kind) {
-        return out;
-    }
     if exempt(req, env.version) {
         let why = format!(
             "{} requests are exempt from webhook admission: no webhook is ever called for them",

@@ -40,6 +40,21 @@ impl WebhookSet {
         runtime: &CelCompiler,
         validation: &CelCompiler,
     ) -> WebhookSet {
+        // Most manifests hold no webhook configuration: then nothing below runs (and, in the
+        // wasm, is not compiled by the engine on a page's first evaluation).
+        if !types::mentions_configurations(manifests) {
+            return WebhookSet::default();
+        }
+        Self::load(text, manifests, runtime, validation)
+    }
+
+    #[inline(never)]
+    fn load(
+        text: &str,
+        manifests: &Manifests,
+        runtime: &CelCompiler,
+        validation: &CelCompiler,
+    ) -> WebhookSet {
         let (configs, mut diags) = types::load_configurations(manifests);
         let mut configurations = Vec::with_capacity(configs.len());
         for c in configs {

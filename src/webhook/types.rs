@@ -92,6 +92,17 @@ const GROUP: &str = "admissionregistration.k8s.io";
 /// Every webhook configuration in the manifests, **sorted by name** as the apiserver's
 /// configuration managers sort them (`sort.SliceStable` by name; webhooks keep their written
 /// order). Duplicate names: the later document wins (one object per name, as in a cluster).
+/// Whether any document (or List item) of `m` is of a webhook configuration kind, whatever its
+/// group: when none is, [`load_configurations`] finds nothing and says nothing.
+pub fn mentions_configurations(m: &Manifests) -> bool {
+    m.any_object(|v| {
+        matches!(
+            v.get("kind").and_then(Value::as_str),
+            Some("MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration")
+        )
+    })
+}
+
 pub fn load_configurations(m: &Manifests) -> (Vec<WebhookConfiguration>, Vec<Diagnostic>) {
     let mut out: Vec<WebhookConfiguration> = Vec::new();
     let mut diags = Vec::new();
@@ -381,7 +392,30 @@ pub fn base64_error(s: &str) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::base64_error;
+    use super::{base64_error, load_configurations, mentions_configurations};
+    use crate::admission::manifests::load_manifests;
+
+    /// The shortcut `WebhookSet::new` takes: manifests without a configuration kind load none
+    /// and say nothing; a configuration inside a List, or in another group (skipped without a
+    /// word), counts as mentioned.
+    #[test]
+    fn only_manifests_without_configurations_skip_loading() {
+        let cases = [
+            ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", false),
+            ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: admissionregistration.k8s.io/v1\n  kind: ValidatingWebhookConfiguration\n  metadata: {name: a}\n  webhooks: []\n", true),
+            ("apiVersion: example.com/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: a}\n", true),
+        ];
+        for (text, mentioned) in cases {
+            let m = load_manifests(text);
+            assert_eq!(mentions_configurations(&m), mentioned, "{text}");
+            if !mentioned {
+                let (configs, diags) = load_configurations(&m);
+                assert!(configs.is_empty() && diags.is_empty(), "{text}");
+            }
+        }
+        let m = load_manifests(cases[1].0);
+        assert_eq!(load_configurations(&m).0.len(), 1);
+    }
 
     /// Go `encoding/base64` `TestDecodeCorrupt` (StdEncoding rows).
     #[test]
