@@ -108,6 +108,9 @@ pub struct PolicySet {
     /// (`crate::kyverno::compiled`).
     #[cfg(feature = "kyverno")]
     pub kyverno: std::cell::OnceCell<crate::kyverno::KyvernoSet>,
+    /// Whether the manifests hold a kyverno.io object (`crate::kyverno::present`).
+    #[cfg(feature = "kyverno")]
+    pub kyverno_objects: bool,
     /// The RBAC objects supplied with the manifests, for the offline authorizer; `None` when
     /// there are none (every check is then a NoOpinion decision).
     pub rbac: Option<Rc<Rbac>>,
@@ -122,7 +125,8 @@ pub struct PolicySet {
     /// Build only the trace that decisions and per-binding summaries need (the audit's
     /// mode): the same evaluation, without the reasons of policies and bindings that do not
     /// match, the expressions' texts and values, the variables or the webhooks'
-    /// AdmissionReviews. Default false: the full trace.
+    /// AdmissionReviews; a result holds only the request's own diagnostics and object
+    /// changes, and no type checking (the set has them). Default false: the full trace.
     pub summary_trace: bool,
 }
 
@@ -248,6 +252,8 @@ impl PolicySet {
                 resolve_param_kind(p.object.spec.param_kind.as_ref(), &catalog, &manifests.params)
             })
             .collect();
+        #[cfg(feature = "kyverno")]
+        let kyverno_objects = crate::kyverno::mentioned(&manifests);
         PolicySet {
             text: text.to_string(),
             catalog,
@@ -260,6 +266,8 @@ impl PolicySet {
             webhooks,
             #[cfg(feature = "kyverno")]
             kyverno: std::cell::OnceCell::new(),
+            #[cfg(feature = "kyverno")]
+            kyverno_objects,
             rbac,
             setup: SetupOptions::default(),
             normalize_objects,

@@ -27,7 +27,7 @@ pub mod yaml_go;
 
 use crate::admission::compile::{CelCompiler, CompiledPolicy};
 use crate::admission::dispatcher::AdmissionResponse;
-use crate::admission::manifests::Source;
+use crate::admission::manifests::{Manifests, Source};
 use crate::admission::namespaces::Namespaces;
 use crate::admission::policy_set::PolicySet;
 use crate::admission::request::AdmissionRequest;
@@ -176,8 +176,14 @@ pub struct KyvernoSet {
 /// Whether any document (or List item) of the manifests is a kyverno.io object: when none is,
 /// [`load`] finds nothing and says nothing and [`evaluate`] is `None`, so callers skip Kyverno
 /// altogether (nor does the wasm engine compile its code on a page's first evaluation).
+/// Worked out once per set ([`mentioned`]).
 pub fn present(set: &PolicySet) -> bool {
-    set.manifests.any_object(|v| {
+    set.kyverno_objects
+}
+
+/// [`present`] of a set with these manifests.
+pub fn mentioned(manifests: &Manifests) -> bool {
+    manifests.any_object(|v| {
         let api_version = v.get("apiVersion").and_then(Json::as_str).unwrap_or_default();
         api_version.split_once('/').is_some_and(|(group, _)| group == policy::GROUP)
     })
