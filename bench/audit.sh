@@ -13,7 +13,7 @@ DUMP="bench/.cache/dump-$N.jsonl"
 cargo build --release -q -p vap-eval-cli --bin vap-eval --example parse_dump
 BIN=target/release/vap-eval
 PARSE=target/release/examples/parse_dump
-mapfile -t POLICIES < <(ls www/examples/*.yaml | grep -v -e '\.object\.yaml$' -e '\.request\.yaml$' -e '\.passing\.yaml$' -e '\.failing\.yaml$')
+mapfile -t POLICIES < <(ls www/examples/*.yaml | grep -v -e '\.object\.yaml$' -e 'request\.yaml$' -e '\.passing\.yaml$' -e '\.failing\.yaml$')
 FLAGS=(); for p in "${POLICIES[@]}"; do FLAGS+=(-f "$p"); done
 echo "dump: $DUMP ($(du -h "$DUMP" | cut -f1), $N objects); policies: ${#POLICIES[@]} example files"
 

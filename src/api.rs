@@ -501,7 +501,10 @@ pub fn evaluate_documents(
     docs: RequestDocuments,
     texts: ObjectTexts,
 ) -> EvaluateResult {
-    let mut diagnostics = set.diagnostics.clone();
+    // The set's own diagnostics, object changes and type checking are in every result, but
+    // for the audit's summary trace: its caller has them from the set, once.
+    let set_level = !set.summary_trace;
+    let mut diagnostics = if set_level { set.diagnostics.clone() } else { Vec::new() };
     // The objects' texts when they took the JSON fast path (normalisation reads them).
     let mut parse = |d: Option<Document>, name: &str| match d.map(|d| d.into_value_and_json(name)) {
         Some((Ok(v), text)) => (v, text),
@@ -533,7 +536,7 @@ pub fn evaluate_documents(
     if old_object.is_some() {
         input.old_object = old_object;
     }
-    let mut object_changes = set.object_changes.clone();
+    let mut object_changes = if set_level { set.object_changes.clone() } else { Vec::new() };
     if set.normalize_objects {
         for (value, text, label) in [
             (&mut input.object, object_text.as_deref(), "object"),
@@ -564,7 +567,7 @@ pub fn evaluate_documents(
             diagnostics,
             kubernetes_version,
             object_changes,
-            type_checking: policy_type_checks(set),
+            type_checking: if set_level { policy_type_checks(set) } else { Vec::new() },
         };
     };
     // The request as it came (the registry may name it: validating admission sees that name).
@@ -583,7 +586,7 @@ pub fn evaluate_documents(
         diagnostics,
         kubernetes_version,
         object_changes,
-        type_checking: policy_type_checks(set),
+        type_checking: if set_level { policy_type_checks(set) } else { Vec::new() },
     }
 }
 

@@ -763,7 +763,13 @@ impl Auditor {
             self.assumed.insert(report.namespace.clone());
         }
         report.assumed_namespace = self.assumed.contains(&report.namespace);
-        for d in result.diagnostics.iter().filter(|d| d.severity == Severity::Error) {
+        // The request's own problems: the manifests' are the auditor's (`diagnostics`), and
+        // lead a full trace's list.
+        let own = match self.set.summary_trace {
+            true => &result.diagnostics[..],
+            false => result.diagnostics.get(self.set.diagnostics.len()..).unwrap_or_default(),
+        };
+        for d in own.iter().filter(|d| d.severity == Severity::Error) {
             report.problems.push(d.message.clone());
         }
         if result.request.is_none() {
@@ -1004,6 +1010,25 @@ mod tests {
         assert_eq!(r.problems, ["the document is not an object"]);
     }
 
+    /// A problem of the manifests (here a validation that does not compile) is the auditor's,
+    /// reported once (`Auditor::diagnostics`), not a problem of every object it evaluates; the
+    /// denial it causes under `failurePolicy: Fail` is the object's.
+    #[test]
+    fn manifest_problems_are_not_every_objects() {
+        let policy =
+            POLICY.replace("object.spec.replicas <= 3", "object.spec.replicas <= undeclared()");
+        assert_ne!(policy, POLICY);
+        let mut auditor = Auditor::new(&policy, AuditOptions::default());
+        assert!(
+            auditor.diagnostics().iter().any(|d| d.severity == Severity::Error),
+            "{:?}",
+            auditor.diagnostics()
+        );
+        let r = auditor.audit_value(Origin::default(), deployment("prod", "big", 5));
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+        assert!(r.message.as_deref().unwrap_or("").contains("compilation error"), "{r:?}");
+    }
+
     /// The summary trace the audit evaluates with (`PolicySet::summary_trace`) decides exactly
     /// as the full trace `evaluate` builds: every example object of the playground (failing and
     /// passing), as a CREATE and as an UPDATE of itself, against all the examples' policies
@@ -1024,7 +1049,7 @@ mod tests {
         let read = |p: &std::path::Path| std::fs::read_to_string(p).expect("example");
         let policies: Vec<String> = files
             .iter()
-            .filter(|p| !is_object(p) && !p.to_string_lossy().ends_with(".request.yaml"))
+            .filter(|p| !is_object(p) && !p.to_string_lossy().ends_with("request.yaml"))
             .map(|p| read(p))
             .collect();
         let policies = policies.join("\n---\n");
