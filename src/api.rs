@@ -501,10 +501,11 @@ pub fn evaluate_documents(
     docs: RequestDocuments,
     texts: ObjectTexts,
 ) -> EvaluateResult {
-    // The set's own diagnostics, object changes and type checking are in every result, but
-    // for the audit's summary trace: its caller has them from the set, once.
-    let set_level = !set.summary_trace;
-    let mut diagnostics = if set_level { set.diagnostics.clone() } else { Vec::new() };
+    // The set's own diagnostics, object changes and type checking, and the request's object
+    // changes, are in every result but the audit's summary trace: the audit has the set's
+    // from the set, once, and reports no changes.
+    let full = !set.summary_trace;
+    let mut diagnostics = if full { set.diagnostics.clone() } else { Vec::new() };
     // The objects' texts when they took the JSON fast path (normalisation reads them).
     let mut parse = |d: Option<Document>, name: &str| match d.map(|d| d.into_value_and_json(name)) {
         Some((Ok(v), text)) => (v, text),
@@ -536,7 +537,7 @@ pub fn evaluate_documents(
     if old_object.is_some() {
         input.old_object = old_object;
     }
-    let mut object_changes = if set_level { set.object_changes.clone() } else { Vec::new() };
+    let mut object_changes = if full { set.object_changes.clone() } else { Vec::new() };
     if set.normalize_objects {
         for (value, text, label) in [
             (&mut input.object, object_text.as_deref(), "object"),
@@ -545,6 +546,7 @@ pub fn evaluate_documents(
             if let Some(v) = value.as_mut() {
                 let crds = &set.manifests.crds;
                 let n = match text {
+                    _ if !full => crate::objects::normalize_unlisted(v, set.version, crds, label),
                     Some(t) => crate::objects::normalize_json(v, t, set.version, crds, label),
                     None => crate::objects::normalize(v, set.version, crds, label),
                 };
@@ -567,7 +569,7 @@ pub fn evaluate_documents(
             diagnostics,
             kubernetes_version,
             object_changes,
-            type_checking: if set_level { policy_type_checks(set) } else { Vec::new() },
+            type_checking: if full { policy_type_checks(set) } else { Vec::new() },
         };
     };
     // The request as it came (the registry may name it: validating admission sees that name).
@@ -586,7 +588,7 @@ pub fn evaluate_documents(
         diagnostics,
         kubernetes_version,
         object_changes,
-        type_checking: if set_level { policy_type_checks(set) } else { Vec::new() },
+        type_checking: if full { policy_type_checks(set) } else { Vec::new() },
     }
 }
 

@@ -125,8 +125,8 @@ pub struct PolicySet {
     /// Build only the trace that decisions and per-binding summaries need (the audit's
     /// mode): the same evaluation, without the reasons of policies and bindings that do not
     /// match, the expressions' texts and values, the variables or the webhooks'
-    /// AdmissionReviews; a result holds only the request's own diagnostics and object
-    /// changes, and no type checking (the set has them). Default false: the full trace.
+    /// AdmissionReviews; a result holds only the request's own diagnostics, no object
+    /// changes and no type checking. Default false: the full trace.
     pub summary_trace: bool,
 }
 

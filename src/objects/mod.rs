@@ -211,6 +211,17 @@ pub struct Normalized {
 /// for `version`. `label` names the object in changes and diagnostics (`object`, `oldObject`,
 /// `ConfigMap default/params`). `crds` are the supplied CustomResourceDefinitions.
 pub fn normalize(value: &mut Json, version: KubeVersion, crds: &[Json], label: &str) -> Normalized {
+    normalize_with(value, Some(Given::Copy), version, crds, label)
+}
+
+/// [`normalize`] without the list of changes (`changes` stays empty): the same object and
+/// diagnostics, for a caller that does not report changes (the audit's summary trace).
+pub fn normalize_unlisted(
+    value: &mut Json,
+    version: KubeVersion,
+    crds: &[Json],
+    label: &str,
+) -> Normalized {
     normalize_with(value, None, version, crds, label)
 }
 
@@ -224,12 +235,20 @@ pub fn normalize_json(
     crds: &[Json],
     label: &str,
 ) -> Normalized {
-    normalize_with(value, Some(text), version, crds, label)
+    normalize_with(value, Some(Given::Text(text)), version, crds, label)
+}
+
+/// Where the changes' values as given come from; no changes are listed without it.
+enum Given<'t> {
+    /// A copy of the object taken before.
+    Copy,
+    /// The JSON text it was parsed from.
+    Text(&'t str),
 }
 
 fn normalize_with(
     value: &mut Json,
-    text: Option<&str>,
+    given: Option<Given<'_>>,
     version: KubeVersion,
     crds: &[Json],
     label: &str,
@@ -241,7 +260,7 @@ fn normalize_with(
         return Normalized::default();
     };
     let (group, ver) = api_version.split_once('/').unwrap_or(("", &api_version));
-    let original = if text.is_some() { Json::Null } else { value.clone() };
+    let original = if matches!(given, Some(Given::Copy)) { value.clone() } else { Json::Null };
     let model = model::model(version);
     let (events, nulls, diagnostics) = if let Some(root) = model.kind(group, ver, &kind) {
         let mut w = gojson::Walk::new(&model, version, label);
@@ -254,15 +273,16 @@ fn normalize_with(
     } else {
         return Normalized::default();
     };
-    let changes = match text {
-        Some(t) => {
+    let changes = match given {
+        Some(Given::Text(t)) => {
             let given = |p: &[Seg]| crate::admission::yaml::json_value_at(t, p);
             changes(label, &given, value, &events, &nulls)
         }
-        None => {
+        Some(Given::Copy) => {
             let given = |p: &[Seg]| lookup(&original, p).cloned();
             changes(label, &given, value, &events, &nulls)
         }
+        None => Vec::new(),
     };
     Normalized { changes, diagnostics, modelled: true }
 }
