@@ -3,6 +3,7 @@
 //! request, shared by the policies and the webhooks, so both see the same namespace.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use serde_json::Value as Json;
 use vap_eval_cel::diagnostic::Diagnostic;
@@ -11,13 +12,24 @@ use super::matching::NamespaceSource;
 use super::policy_set::{MissingNamespaces, PolicySet};
 use super::request::AdmissionRequest;
 
+/// The namespace `name` as `missingNamespaces: assume` has it (see [`Namespaces`]). Text
+/// parsed rather than `json!`: smaller wasm; [`PolicySet::assumed_namespace`] makes it once
+/// per name.
+pub fn assumed(name: &str) -> Option<Json> {
+    let name = Json::String(name.to_string()).to_string();
+    let text = format!(
+        r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":{name},"labels":{{"kubernetes.io/metadata.name":{name}}}}},"spec":{{"finalizers":["kubernetes"]}},"status":{{"phase":"Active"}}}}"#
+    );
+    text.parse::<Json>().ok()
+}
+
 /// The Namespace objects the request may need: the supplied ones, and under
 /// `missingNamespaces: assume` the request's own namespace when it was not supplied, as a
 /// cluster would have it — only the `kubernetes.io/metadata.name` label (which the apiserver
 /// sets on every namespace), `spec.finalizers: [kubernetes]` and `status.phase: Active`.
 pub struct Namespaces<'a> {
     supplied: &'a BTreeMap<String, Json>,
-    assumed: Option<(String, Json)>,
+    assumed: Option<(String, Rc<Json>)>,
     /// The assumed namespace was read (by a namespaceSelector or as `namespaceObject`).
     used: std::cell::Cell<bool>,
 }
@@ -30,14 +42,7 @@ impl<'a> Namespaces<'a> {
         let assumed = (set.setup.missing_namespaces == MissingNamespaces::Assume
             && !ns.is_empty()
             && !supplied.contains_key(ns))
-        .then(|| {
-            // Text parsed once per request, rather than `json!`: smaller wasm.
-            let name = Json::String(ns.clone()).to_string();
-            let text = format!(
-                r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":{name},"labels":{{"kubernetes.io/metadata.name":{name}}}}},"spec":{{"finalizers":["kubernetes"]}},"status":{{"phase":"Active"}}}}"#
-            );
-            text.parse::<Json>().ok().map(|v| (ns.clone(), v))
-        })
+        .then(|| set.assumed_namespace(ns).map(|v| (ns.clone(), v)))
         .flatten();
         Namespaces { supplied, assumed, used: std::cell::Cell::new(false) }
     }
@@ -46,7 +51,7 @@ impl<'a> Namespaces<'a> {
         match &self.assumed {
             Some((n, ns)) if n == name => {
                 self.used.set(true);
-                Some(ns)
+                Some(&**ns)
             }
             _ => self.supplied.get(name),
         }

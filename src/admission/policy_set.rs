@@ -13,6 +13,7 @@ use crate::environment::{EnvironmentMode, KubeVersion};
 use crate::library::authz::{
     authorizer_value, request_resource_value, Rbac, RequestResource, UserInfo,
 };
+use serde_json::Value as Json;
 use std::rc::Rc;
 
 /// What to do with a policy that no binding references (issue 13: "half a setup"); in JSON
@@ -120,6 +121,9 @@ pub struct PolicySet {
     pub normalize_objects: bool,
     /// What that changed in the param and namespace objects of the manifests.
     pub object_changes: Vec<crate::objects::ObjectChange>,
+    /// The namespaces assumed so far (`missingNamespaces: assume`), by name
+    /// ([`PolicySet::assumed_namespace`]).
+    assumed_namespaces: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<Json>>>,
     /// `type_checks[i]` is the type checking of `manifests.policies[i]` (its status warnings).
     pub type_checks: Vec<PolicyTypeCheck>,
     /// Build only the trace that decisions and per-binding summaries need (the audit's
@@ -272,9 +276,21 @@ impl PolicySet {
             setup: SetupOptions::default(),
             normalize_objects,
             object_changes,
+            assumed_namespaces: Default::default(),
             type_checks,
             summary_trace: false,
         }
+    }
+
+    /// The namespace `name` as `missingNamespaces: assume` has it
+    /// ([`super::namespaces::assumed`]), made once per name and kept with the set.
+    pub fn assumed_namespace(&self, name: &str) -> Option<std::rc::Rc<Json>> {
+        if let Some(v) = self.assumed_namespaces.borrow().get(name) {
+            return Some(v.clone());
+        }
+        let v = std::rc::Rc::new(super::namespaces::assumed(name)?);
+        self.assumed_namespaces.borrow_mut().insert(name.to_string(), v.clone());
+        Some(v)
     }
 
     /// The `authorizer` and `authorizer.requestResource` values for `request`: the request's
