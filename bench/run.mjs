@@ -13,8 +13,9 @@
 // rounds); each bar ratio is the median of the per-round ratios, whose two figures were taken
 // back to back, under the same load. Then: pkg/vap_eval_bg.wasm raw / gzip -9
 // / brotli (q11) against the 600 KB gzip bar; cold start of www/ in headless Chromium (median of
-// COLD_RUNS fresh loads) against 150 ms; a full evaluate() of a 5-validation + messageExpression
-// policy per request.
+// COLD_RUNS fresh loads) against 150 ms, and the wasm functions V8 compiles for the playground's
+// first evaluate() (bench/first-call.mjs: their count and bytes do not move with the load); a
+// full evaluate() of a 5-validation + messageExpression policy per request.
 // Prints one table and writes bench/.out/results.json.
 //
 // Flags: --no-build (use what is built), --skip-cold (no browser).
@@ -110,6 +111,9 @@ const sizeShipped = sizeOf(path.join(pkg, "vap_eval_bg.wasm"));
 const sizeBench = sizeOf(path.join(pkgBench, "vap_eval_bg.wasm"));
 const size = sizeShipped;
 
+// ---- first evaluate(): what V8 compiles for it (deterministic; the cold start's largest part) --
+const firstCall = runJson("node", [path.join(here, "first-call.mjs"), path.join(repo, "pkg")]);
+
 // ---- cold start -----------------------------------------------------------------------------
 let cold = null;
 if (!args.has("--skip-cold")) {
@@ -178,6 +182,7 @@ if (cold) {
   p(`  painted (the frame showing it): ${f(cold.paintedMs)} ms;  baseline, an empty page with one module script, same runs: ${f(cold.baselineMs)} ms`);
   p(`  the playground's own cost (median − baseline): ${f(cold.overBaselineMs)} ms`);
 } else p("Cold start: skipped (--skip-cold)");
+p(`First evaluate() of the playground's default example (Node, bench/first-call.mjs): V8 compiles ${firstCall.functions} wasm functions, ${kb(firstCall.bodyBytes)} of wasm code (${kb(firstCall.codeBytes)} machine code); first call ${f(firstCall.firstMs)} ms, second ${f(firstCall.secondMs)} ms`);
 p(`evaluate(), policy with 5 validations + messageExpression, benchmark Deployment as JSON text, per request:`);
 p(`  wasm via ${wasm.evaluateApi}: ${f(wasm.evaluatePolicyUs)} µs;  native api::evaluate: ${f(native.evaluatePolicyUs)} µs`);
 p(`Time zones, wasm (host Intl) vs native (bundled IANA database), 286 accessor calls: ${tzCheck}`);
@@ -197,6 +202,7 @@ const results = {
   celCrate,
   size: { shipped: sizeShipped, bench: sizeBench, barAppliesTo: size.file },
   coldStart: cold,
+  firstCall,
   tzCheck,
   bars: {
     wasmEvalVsCelJs: { ratio: +ratio1.toFixed(3), rounds: ratios1.map((x) => +x.toFixed(3)), pass: ratio1 <= 1 },
