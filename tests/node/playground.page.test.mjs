@@ -476,9 +476,13 @@ test('playground in headless Chromium', async (t) => {
     await page.waitForSelector('body[data-state=timeout]', { timeout: 30_000 });
     assert.match(await page.textContent('#notice'), /The evaluation was stopped after 3\.0 s[\s\S]*worker was replaced/);
     assert.equal(await page.evaluate(() => window.__vapWorker.replaced), 1);
+    // The runaway input is in the link by now (saved 300 ms after an edit).
+    const runawayLink = await page.evaluate(() => location.hash);
     // The page stayed responsive, and the new worker evaluates the next input.
     await setText('manifests', before);
     await page.waitForSelector('body[data-state=ready] [data-decision]', { timeout: 30_000 });
+    // ... and the link holds the restored input again before the next test reloads the page.
+    await page.waitForFunction((h) => location.hash !== h, runawayLink, { timeout: 10_000 });
   });
 
   await t.test('dark mode follows the system and the toggle', async () => {
