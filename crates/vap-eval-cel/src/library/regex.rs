@@ -28,7 +28,8 @@
 //! (`a**`), repeat counts above 1000, flags other than `imsU`, escapes Go does not know
 //! (`\<`, `\>`, `\1`…). Error texts follow Go's `error parsing regexp: <code>: `<fragment>``
 //! for the common codes; other syntax errors fall back to the `regex` crate's description.
-//! Dropped crate features: `unicode-age`, `unicode-segment` (no RE2 syntax reaches them).
+//! Unicode classes and `(?i)` case folding are resolved by `regex_unicode` from compact tables
+//! (`regex_tables`); regex-syntax is built without its Unicode data.
 
 use crate::hash::FastMap;
 use regex_automata::nfa::thompson::{self, pikevm};
@@ -290,31 +291,8 @@ fn translate(p: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// Maps a `regex-syntax` error onto Go's wording; `pattern` is the translated text.
-fn map_syntax_error(original: &str, pattern: &str) -> String {
-    let mut parser = regex_syntax::ast::parse::Parser::new();
-    let err = match parser.parse(pattern) {
-        Err(err) => err,
-        Ok(ast) => {
-            // The syntax is fine; the problem is in what it names (an unknown Unicode class:
-            // Go has general categories and scripts only, no binary properties).
-            let mut translator = regex_syntax::hir::translate::Translator::new();
-            return match translator.translate(pattern, &ast) {
-                Err(e) => {
-                    let span = e.span();
-                    let text = pattern.get(span.start.offset..span.end.offset).unwrap_or("");
-                    match e.kind() {
-                        regex_syntax::hir::ErrorKind::UnicodePropertyNotFound
-                        | regex_syntax::hir::ErrorKind::UnicodePropertyValueNotFound => {
-                            go_error("invalid character class range", text)
-                        }
-                        _ => go_error("invalid or unsupported Perl syntax", text),
-                    }
-                }
-                Ok(_) => go_error("expression too large", original),
-            };
-        }
-    };
+/// Maps a `regex-syntax` parse error onto Go's wording; `pattern` is the translated text.
+fn map_syntax_error(original: &str, pattern: &str, err: &regex_syntax::ast::Error) -> String {
     let span: &Span = err.span();
     let text = pattern.get(span.start.offset..span.end.offset).unwrap_or("");
     match err.kind() {
@@ -359,16 +337,38 @@ fn map_syntax_error(original: &str, pattern: &str) -> String {
     }
 }
 
+/// The translated pattern parsed (Go's error text on failure): the Unicode classes and case
+/// folding resolved by `regex_unicode` (an unknown class is Go's "invalid character class
+/// range": Go has general categories and scripts only, no binary properties), then translated
+/// by `regex-syntax` with its defaults (Unicode, UTF-8 only, nesting limit 250).
+fn parse(original: &str, pattern: &str) -> Result<regex_syntax::hir::Hir, String> {
+    let mut ast = regex_syntax::ast::parse::Parser::new()
+        .parse(pattern)
+        .map_err(|e| map_syntax_error(original, pattern, &e))?;
+    let class_error = |span: &Span, perl: bool| {
+        let text = pattern.get(span.start.offset..span.end.offset).unwrap_or("");
+        let code = if perl {
+            "invalid or unsupported Perl syntax"
+        } else {
+            "invalid character class range"
+        };
+        go_error(code, text)
+    };
+    super::regex_unicode::lower(&mut ast).map_err(|e| class_error(&e.span, e.perl))?;
+    regex_syntax::hir::translate::Translator::new().translate(pattern, &ast).map_err(|e| {
+        use regex_syntax::hir::ErrorKind as K;
+        let missing =
+            matches!(e.kind(), K::UnicodePropertyNotFound | K::UnicodePropertyValueNotFound);
+        class_error(e.span(), !missing)
+    })
+}
+
 /// Go `regexp.Compile`: RE2 syntax translated for the `regex` crate, and Go's error text
 /// (`error parsing regexp: …`), as the standard `matches` reports it.
 pub fn compile_go(pattern: &str) -> Result<Regex, String> {
     let translated = translate(pattern)?;
-    // The `regex` crate's defaults (Unicode, UTF-8 only, nesting limit 250, all capture
-    // groups in the NFA) with a 4 MiB limit on the compiled program.
-    let hir = regex_syntax::ParserBuilder::new()
-        .build()
-        .parse(&translated)
-        .map_err(|_| map_syntax_error(pattern, &translated))?;
+    // All capture groups in the NFA, a 4 MiB limit on the compiled program.
+    let hir = parse(pattern, &translated)?;
     let config = thompson::Config::new().nfa_size_limit(Some(1 << 22)).shrink(false);
     let too_large = |_| go_error("expression too large", pattern);
     let nfa =
@@ -568,6 +568,190 @@ mod tests {
             );
         }
         assert_eq!(find_cost(9, 6), 2);
+    }
+
+    /// What the engine made of `pattern` before its Unicode data moved into regex_unicode.rs:
+    /// regex-syntax's own parser with its `unicode-gencat`, `unicode-script`, `unicode-case`
+    /// data (the dev-dependency), errors mapped as they were then.
+    fn reference(original: &str) -> Result<regex_syntax::hir::Hir, String> {
+        let pattern = translate(original)?;
+        regex_syntax::ParserBuilder::new().build().parse(&pattern).map_err(|e| match e {
+            regex_syntax::Error::Parse(e) => map_syntax_error(original, &pattern, &e),
+            regex_syntax::Error::Translate(e) => {
+                let span = e.span();
+                let text = pattern.get(span.start.offset..span.end.offset).unwrap_or("");
+                match e.kind() {
+                    regex_syntax::hir::ErrorKind::UnicodePropertyNotFound
+                    | regex_syntax::hir::ErrorKind::UnicodePropertyValueNotFound => {
+                        go_error("invalid character class range", text)
+                    }
+                    _ => go_error("invalid or unsupported Perl syntax", text),
+                }
+            }
+            _ => unreachable!(),
+        })
+    }
+
+    fn same_as_reference(original: &str) {
+        let ours = translate(original).and_then(|p| {
+            if let Ok(mut ast) = regex_syntax::ast::parse::Parser::new().parse(&p) {
+                if super::super::regex_unicode::lower(&mut ast).is_ok() {
+                    assert!(
+                        super::super::regex_unicode::tests::needs_no_data(&ast),
+                        "{original}: Unicode data still needed"
+                    );
+                }
+            }
+            parse(original, &p)
+        });
+        let want = reference(original);
+        if ours != want {
+            let short = |r: &Result<regex_syntax::hir::Hir, String>| {
+                format!("{r:?}").chars().take(300).collect::<String>()
+            };
+            panic!("{original}: {} != {}", short(&ours), short(&want));
+        }
+    }
+
+    /// Every category and script alias, in every form, and the names regex-syntax resolves
+    /// otherwise (loose matching, properties without data, values of other properties).
+    #[test]
+    fn unicode_classes_as_before() {
+        let tables = [super::super::regex_tables::GC_NAMES, super::super::regex_tables::SC_NAMES];
+        let mut names: Vec<&str> = tables.iter().flat_map(|t| t.split([';', ','])).collect();
+        names.extend([
+            "Any",
+            "assigned",
+            "ASCII",
+            "L",
+            "Lu",
+            "Letter",
+            "Uppercase-Letter",
+            "is_Greek",
+            "GREEK",
+            "Gré ek",
+            "Greek ",
+            "isc",
+            "c",
+            "Cs",
+            "surrogate",
+            "Zzzz",
+            "Unknown",
+            "Hrkt",
+            "Katakana_Or_Hiragana",
+            "",
+            "^",
+            "Alphabetic",
+            "alpha",
+            "White_Space",
+            "space",
+            "wspace",
+            "digit",
+            "Decimal_Number",
+            "Age=1.1",
+            "age=V1_1",
+            "gc=",
+            "=L",
+            "gc=L",
+            "gc:Lu",
+            "General_Category=Letter",
+            "gc!=L",
+            "sc=Greek",
+            "Script=grek",
+            "sc!=Greek",
+            "scx=Greek",
+            "Script_Extensions=Hira",
+            "scx!=Latn",
+            "scx=Zzzz",
+            "sc=Lu",
+            "gc=Greek",
+            "Bidi_Class=L",
+            "bc=AL",
+            "gcb=CR",
+            "wb=ALetter",
+            "sb=Upper",
+            "Alphabetic=Yes",
+            "lc",
+            "cf",
+            "sc",
+            "L&",
+            "Han",
+        ]);
+        for n in names {
+            for p in [
+                format!("\\p{{{n}}}"),
+                format!("\\P{{{n}}}"),
+                format!("(?i)\\p{{{n}}}"),
+                format!("(?i)[^\\P{{{n}}}x]"),
+                format!("\\p{{scx={n}}}"),
+            ] {
+                same_as_reference(&p);
+            }
+        }
+        for c in "LMNPSZCXa!é".chars() {
+            same_as_reference(&format!("\\p{c}"));
+            same_as_reference(&format!("(?i)\\P{c}"));
+        }
+    }
+
+    /// Case folding where flags start, stop and nest, in literals and every kind of class.
+    #[test]
+    fn case_folding_as_before() {
+        for p in [
+            "(?i)k",
+            "(?i)K",
+            "(?i)ſ",
+            "(?i)ǅ",
+            "(?i)Σ",
+            "(?i)ϑ",
+            "(?i)ß",
+            "(?i)ẞ",
+            "(?i)İ",
+            "(?i)1",
+            "(?i)abc",
+            "(?i)école",
+            "(?i:a)b",
+            "a(?i)b|c",
+            "((?i)a)b",
+            "(?i)a(?-i)b",
+            "(?i)(?-i:a)b",
+            "(?i-s:k)K",
+            "(?U)(?i)a+b*?",
+            "(?is)k.s",
+            "(?i)[a-z]",
+            "(?i)[^a-z]",
+            "(?i)[^[^a]b]",
+            "(?i)[[:upper:]]",
+            "(?i)[[:^lower:]k]",
+            "(?i)[^[:^alpha:]]",
+            "(?i)[k&&s]",
+            "(?i)\\Q.K\\E",
+            "(?i)\\d\\w\\s\\D\\W\\S",
+            "(?i)[\\d\\W]",
+            "(?i)\\x{212A}",
+            "(?i)\\101",
+            "(?i)[\\x{100}-\\x{17F}]",
+            "(?i)[\\x{0}-\\x{10FFFF}]",
+            "(?i)[^\\x{0}-\\x{10FFFF}]",
+            "(?i)\\bk\\B",
+            "(?i)^k$",
+            "(?im)^k$",
+            "[\\pL\\d]",
+            "[^\\P{Greek}]",
+            "[\\p{Greek}--α]",
+            "(?i)(?P<n>k)|(?:s)",
+            "(?i)k{2,3}",
+            "\\p{Greek}(",
+            "[\\p{Foo}",
+            "\\p{Foo}\\p{Bar}",
+            "x**\\p{Foo}",
+            "\\p{Foo}(?z)",
+            "(?i)\\p{Foo}",
+            "[\\p{Greek}\\p{Foo}]",
+            "\\p{White_Space}\\p{Foo}",
+        ] {
+            same_as_reference(p);
+        }
     }
 
     /// Go `regexp/syntax`: `\p{Name}` names a general category or a script (no binary
