@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Generate crates/vap-eval-cel/src/library/regex_tables.rs: the Unicode data of Go regexps.
+"""Generate crates/vap-eval-regex/src/tables.rs: the Unicode data of Go regexps.
 
 `\\p{..}` classes and `(?i)` case folding in `matches`, `find` and `findAll`
-(crates/vap-eval-cel/src/library/regex_unicode.rs) use these tables instead of regex-syntax's
+(crates/vap-eval-regex/src/unicode.rs) use these tables instead of regex-syntax's
 `unicode-gencat`, `unicode-script` and `unicode-case` data, which the package's wasm carried as
 sorted `(char, char)` pairs, alias tables of string pointers and a case-folding table of slices
 (54 KB of its gzipped size). The facts are the same: this script reads them from the regex-syntax
@@ -30,7 +30,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "crates/vap-eval-cel/src/library/regex_tables.rs")
+OUT = os.path.join(ROOT, "crates/vap-eval-regex/src/tables.rs")
 N = 0x110000
 
 

@@ -4,9 +4,6 @@
 //! `library` module re-exports these two.
 
 pub mod regex;
-#[rustfmt::skip]
-mod regex_tables;
-mod regex_unicode;
 
 /// Helpers the library bindings share.
 pub mod bind {

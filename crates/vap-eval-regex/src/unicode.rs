@@ -1,6 +1,6 @@
 //! Unicode classes (`\pL`, `\p{Greek}`, `\P{..}`) and `(?i)` case folding of Go regexps,
 //! resolved on the parsed pattern before `regex-syntax` translates it, from the compact tables
-//! of `regex_tables.rs` (`scripts/gen-regex-tables.py`). `regex-syntax` is built without its
+//! of `tables.rs` (`scripts/gen-regex-tables.py`). `regex-syntax` is built without its
 //! Unicode data: its `(char, char)` tables, alias tables and case-folding table were 54 KB of the
 //! package's gzipped wasm; these tables and this code are 16 KB (649,676 -> 611,574 bytes).
 //!
@@ -16,7 +16,7 @@
 //! needed the data is a bracketed class of explicit ranges, and every literal that folds is the
 //! class of its fold orbit.
 
-use super::regex_tables as t;
+use crate::tables as t;
 use regex_syntax::ast::{self, Ast, ClassSet, ClassSetItem, Span};
 use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
 
