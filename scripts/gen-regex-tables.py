@@ -9,9 +9,11 @@ sorted `(char, char)` pairs, alias tables of string pointers and a case-folding 
 release in Cargo.lock (its `src/unicode_tables/*.rs`, in cargo's registry: run `cargo fetch`
 first), checks that the compact form decodes to exactly the same sets, and writes:
 
-  GC_RUNS, SC_RUNS   the code points 0..=0x10FFFF as runs: <id byte> <varint length>; the id of a
-                     general category leaf (GC_LEAVES of them, then one id for the surrogates,
-                     which regex-syntax leaves out) or of a script (one extra id: no script).
+  GC_IDS, GC_LENS,   the code points 0..=0x10FFFF as runs: an id byte per run in *_IDS, its
+  SC_IDS, SC_LENS    length as a varint in *_LENS (two streams: gzip packs them 0.6 KB smaller
+                     than interleaved); the id of a general category leaf (GC_LEAVES of them,
+                     then one id for the surrogates, which regex-syntax leaves out) or of a
+                     script (one extra id: no script).
   GC_GROUPS          per aggregate category (Letter, Mark, ...), the bit mask of its leaves.
   GC_NAMES, SC_NAMES the normalized aliases (UAX44-LM3, as regex-syntax normalizes) of each id:
                      ids separated by ';', aliases by ','. Gencat ids: the leaves, then the
@@ -124,21 +126,21 @@ def runs(tab, keys):
         if c == N or arr[c] != arr[start]:
             out.append((c - start, arr[start]))
             start = c
-    enc = []
+    ids, lens = [], []
     for length, i in out:
-        enc += [i] + varint(length)
-    return enc
+        ids.append(i)
+        lens += varint(length)
+    return ids, lens
 
 
 def decode_runs(enc):
     """id -> set of code points (for the self-check)."""
+    ids, lens = enc
     sets, i, cp = {}, 0, 0
-    while i < len(enc):
-        ident = enc[i]
-        i += 1
+    for ident in ids:
         length, shift = 0, 0
         while True:
-            b = enc[i]
+            b = lens[i]
             i += 1
             length |= (b & 0x7F) << shift
             shift += 7
@@ -146,7 +148,7 @@ def decode_runs(enc):
                 break
         sets.setdefault(ident, set()).update(range(cp, cp + length))
         cp += length
-    assert cp == N
+    assert cp == N and i == len(lens)
     return sets
 
 
@@ -254,8 +256,10 @@ def main():
         'pub static GC_NAMES: &str = "%s";' % gc_names,
         "/// Aliases of %s." % ", ".join(scripts),
         'pub static SC_NAMES: &str = "%s";' % sc_names,
-        array("GC_RUNS", gc_runs),
-        array("SC_RUNS", sc_runs),
+        array("GC_IDS", gc_runs[0]),
+        array("GC_LENS", gc_runs[1]),
+        array("SC_IDS", sc_runs[0]),
+        array("SC_LENS", sc_runs[1]),
         array("SCX", scx_enc),
         array("FOLD", fold_enc),
         "",
@@ -267,7 +271,7 @@ def main():
         return
     open(OUT, "w").write(text)
     print("wrote %s: runs %d + %d bytes, scx %d, fold %d, names %d + %d" % (
-        OUT, len(gc_runs), len(sc_runs), len(scx_enc), len(fold_enc), len(gc_names), len(sc_names)))
+        OUT, len(gc_runs[0]) + len(gc_runs[1]), len(sc_runs[0]) + len(sc_runs[1]), len(scx_enc), len(fold_enc), len(gc_names), len(sc_names)))
 
 
 main()

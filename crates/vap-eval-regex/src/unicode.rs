@@ -59,13 +59,13 @@ fn varint(data: &[u8], i: &mut usize) -> u32 {
     v
 }
 
-/// The code points of the runs (GC_RUNS, SC_RUNS) whose id `keep` accepts, adjacent runs
-/// merged (a range may span the surrogates, as regex-syntax's Other does).
-fn runs(data: &[u8], keep: impl Fn(u8) -> bool) -> ClassUnicode {
+/// The code points of the runs (ids and lengths: GC_IDS and GC_LENS, SC_IDS and SC_LENS) whose
+/// id `keep` accepts, adjacent runs merged (a range may span the surrogates, as regex-syntax's
+/// Other does).
+fn runs(ids: &[u8], lens: &[u8], keep: impl Fn(u8) -> bool) -> ClassUnicode {
     let (mut i, mut cp, mut out) = (0, 0u32, Vec::<(u32, u32)>::new());
-    while let Some(&id) = data.get(i) {
-        i += 1;
-        let len = varint(data, &mut i);
+    for &id in ids {
+        let len = varint(lens, &mut i);
         if keep(id) && len > 0 {
             match out.last_mut() {
                 Some(last) if last.1 + 1 == cp => last.1 = cp + len - 1,
@@ -111,10 +111,10 @@ fn gencat(n: &str) -> Option<ClassUnicode> {
             c
         }
         _ => match lookup(t::GC_NAMES, n)? {
-            id if id < leaves => runs(&t::GC_RUNS, |x| x == id),
+            id if id < leaves => runs(&t::GC_IDS, &t::GC_LENS, |x| x == id),
             id => {
                 let mask = *t::GC_GROUPS.get(usize::from(id - leaves))?;
-                runs(&t::GC_RUNS, |x| x <= leaves && mask >> x & 1 == 1)
+                runs(&t::GC_IDS, &t::GC_LENS, |x| x <= leaves && mask >> x & 1 == 1)
             }
         },
     })
@@ -123,7 +123,7 @@ fn gencat(n: &str) -> Option<ClassUnicode> {
 /// A script by normalized name; with `ext`, its Script_Extensions set.
 fn script(n: &str, ext: bool) -> Option<ClassUnicode> {
     let id = lookup(t::SC_NAMES, n)?;
-    let mut c = runs(&t::SC_RUNS, |x| x == id);
+    let mut c = runs(&t::SC_IDS, &t::SC_LENS, |x| x == id);
     if ext {
         let data = &t::SCX[..];
         let mut i = 0;
