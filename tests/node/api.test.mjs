@@ -579,3 +579,25 @@ test("pkg/package.json: an ES module package whose listed files all exist", () =
   for (const f of [...pkg.files, pkg.main, pkg.types]) assert.ok(fs.existsSync(new URL(f, pkgDir)), f);
   assert.ok(pkg.files.includes("README.md") && pkg.files.includes("LICENSE"));
 });
+
+// Go regexps' Unicode classes and (?i) case folding come from the engine's own compact tables
+// (crates/vap-eval-cel/src/library/regex_unicode.rs), not regex-syntax's data: the package's
+// build has none, so these run the path the native tests cannot (they link that data).
+test("evaluateExpression: regex Unicode classes and case folding in the package", () => {
+  const value = (e) => evaluateExpression(e).value;
+  assert.equal(value(String.raw`"x αβ y".find('\\p{Greek}+')`), "αβ");
+  assert.equal(value(String.raw`"ÉCOLE".matches('(?i)^école$')`), true);
+  assert.equal(value(String.raw`"\u212A".matches('(?i)^k$')`), true, "Kelvin sign folds to k");
+  assert.equal(value(String.raw`"ſ".matches('(?i)^S$')`), true);
+  assert.equal(value(String.raw`"A".matches('(?i)[^a]')`), false);
+  assert.equal(value(String.raw`"Ab1".find('[\\p{Lu}\\d]+')`), "A");
+  assert.equal(value(String.raw`"abc1".find('\\p{Letter}+')`), "abc");
+  assert.equal(value(String.raw`"abc1".find('\\p{scx=Latn}+')`), "abc");
+  assert.equal(value(String.raw`"a1".find('[^\\PL]+')`), "a");
+  assert.deepEqual(value(String.raw`"ΣΑσ".findAll('(?i)σ')`), ["Σ", "σ"]);
+  const error = (e) => evaluateExpression(e).diagnostics[0].message;
+  assert.equal(error(String.raw`"a".find('\\p{Foo}')`),
+    "Illegal regex: error parsing regexp: invalid character class range: `\\p{Foo}`");
+  assert.equal(error(String.raw`"a".find('\\p{White_Space}')`),
+    "Illegal regex: error parsing regexp: invalid or unsupported Perl syntax: `\\p{White_Space}`");
+});

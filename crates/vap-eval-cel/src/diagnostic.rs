@@ -19,22 +19,9 @@ pub enum Severity {
     Info,
 }
 
-/// A half-open byte range `[start, end)` into the diagnostic's source text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Span {
-    pub start: u32,
-    pub end: u32,
-}
-
-impl Span {
-    pub fn new(start: usize, end: usize) -> Self {
-        Span { start: start as u32, end: end.max(start) as u32 }
-    }
-    /// The smallest span covering both.
-    pub fn cover(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
-    }
-}
+/// A half-open byte range `[start, end)` into the diagnostic's source text (defined with the
+/// parser, which builds it).
+pub use vap_eval_cel_parser::Span;
 
 /// What text a span points into.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -1,4 +1,4 @@
-//! The checked-and-evaluated form of a CEL expression, as [`parser`](super::parser) builds it:
+//! The checked-and-evaluated form of a CEL expression, as [`parser`](crate::parser) builds it:
 //! cel-go's node shapes (macros expanded), with dense ids, cel-go positions and full source
 //! spans.
 //!
@@ -9,7 +9,7 @@
 //!
 //! Both index [`Ast::source`], the expression text exactly as given to the parser.
 
-use crate::diagnostic::Span;
+use crate::Span;
 use std::rc::Rc;
 
 /// Dense node id: `0..Ast::node_count`. Side tables (types, overload references) are `Vec`s

@@ -1,4 +1,4 @@
-//! Parsing: CEL source text → [`ast`](super::ast), with cel-go's AST, positions and errors.
+//! Parsing: CEL source text → [`ast`](crate::ast), with cel-go's AST, positions and errors.
 //!
 //! A hand-written lexer ([`lexer`]) and recursive-descent parser for cel-go's grammar
 //! (`parser/gen/CEL.g4`), with the options Kubernetes sets: optional syntax (`a.?b`, `a[?b]`,
@@ -27,8 +27,8 @@
 
 mod lexer;
 
-use super::ast::{Ast, Comprehension, Expr, ExprKind, Literal, MapEntry, StructField};
-use crate::diagnostic::Span;
+use crate::ast::{Ast, Comprehension, Expr, ExprKind, Literal, MapEntry, StructField};
+use crate::Span;
 use lexer::*;
 use std::rc::Rc;
 
@@ -1692,7 +1692,19 @@ fn sort_by(pos: u32, span: Span, target: Expr, v: &str, mut args: Vec<Expr>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::line_column;
+
+    /// 1-based line and column (in chars) of a byte offset, as vap-eval-cel's
+    /// `diagnostic::line_column` counts them.
+    fn line_column(src: &str, offset: u32) -> (u32, u32) {
+        let mut end = (offset as usize).min(src.len());
+        while !src.is_char_boundary(end) {
+            end -= 1;
+        }
+        let head = &src[..end];
+        let start = head.rfind('\n').map_or(0, |i| i + 1);
+        let line = head.bytes().filter(|&b| b == b'\n').count() as u32 + 1;
+        (line, src[start..end].chars().count() as u32 + 1)
+    }
 
     fn text(src: &str, span: Span) -> &str {
         &src[span.start as usize..span.end as usize]
