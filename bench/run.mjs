@@ -60,6 +60,8 @@ if (!args.has("--no-build")) {
   run("cargo", ["rustc", "--lib", "--crate-type", "cdylib", "--profile", "wasm", "--target", "wasm32-unknown-unknown", "--features", "bench"], { stdio: ["ignore", "inherit", "inherit"] });
   fs.rmSync(pkgBench, { recursive: true, force: true });
   run("wasm-bindgen", ["--target", "web", "--out-dir", pkgBench, "--remove-name-section", "--remove-producers-section", "target/wasm32-unknown-unknown/wasm/vap_eval.wasm"]);
+  // As scripts/build-pkg.sh does for the package.
+  run("bash", ["scripts/wasm-opt.sh", path.join(pkgBench, "vap_eval_bg.wasm")]);
   run("bash", ["scripts/build-pkg.sh"], { stdio: ["ignore", "inherit", "inherit"] });
   for (const d of ["bench", "tests/node"]) {
     if (!fs.existsSync(path.join(repo, d, "node_modules"))) run("npm", ["ci", "--no-audit", "--no-fund"], { cwd: path.join(repo, d), stdio: ["ignore", "inherit", "inherit"] });

@@ -2,8 +2,8 @@
 # Builds the npm package into pkg/ (generated, not committed): the wasm module, its JS glue and
 # TypeScript types (wasm-bindgen --target web: browsers use `await init()`, Node uses
 # `initSync({ module: fs.readFileSync('pkg/vap_eval_bg.wasm') })`), package.json, README, LICENSE.
-# Needs: rustup target wasm32-unknown-unknown, wasm-bindgen-cli = the wasm-bindgen in Cargo.lock
-# (.ci/run installs both).
+# Needs: rustup target wasm32-unknown-unknown, wasm-bindgen-cli = the wasm-bindgen in Cargo.lock,
+# binaryen's wasm-opt from scripts/package.json (scripts/setup.sh --pkg installs all three).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +24,7 @@ cargo rustc --lib --crate-type cdylib --profile wasm --target wasm32-unknown-unk
 rm -rf pkg
 wasm-bindgen --target web --out-dir pkg --remove-name-section --remove-producers-section \
   target/wasm32-unknown-unknown/wasm/vap_eval.wasm
+bash scripts/wasm-opt.sh pkg/vap_eval_bg.wasm
 
 VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 DESC=$(sed -n 's/^description = "\(.*\)"/\1/p' Cargo.toml | head -1)

@@ -6,9 +6,10 @@
 #                                 wasm-bindgen-cli = the wasm-bindgen in Cargo.lock, Debian's
 #                                 chromium + chromium-driver (apt, as root or with sudo), and the
 #                                 npm packages of every folder with a package.json
-#   bash scripts/setup.sh --pkg   only what building pkg/ needs (the target, wasm-bindgen-cli)
+#   bash scripts/setup.sh --pkg   only what building pkg/ needs (the target, wasm-bindgen-cli,
+#                                 binaryen from scripts/package.json)
 #
-# Needs Rust (rustup) and, for everything, Node 20+ with npm.
+# Needs Rust (rustup) and Node 20+ with npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
@@ -38,6 +39,13 @@ else
   # 0.2.130: webpki-roots); without it, cargo resolves to what the mirror has.
   cargo install wasm-bindgen-cli --version "$WBV" --locked ||
     cargo install wasm-bindgen-cli --version "$WBV"
+fi
+# binaryen's wasm-opt (scripts/wasm-opt.sh), pinned in scripts/package-lock.json.
+if [ -f scripts/node_modules/.package-lock.json ] && [ scripts/node_modules/.package-lock.json -nt scripts/package-lock.json ]; then
+  say "binaryen present"
+else
+  say "npm ci in scripts (binaryen)"
+  (cd scripts && npm ci --no-audit --no-fund)
 fi
 [ "$ONLY_PKG" = 1 ] && exit 0
 
