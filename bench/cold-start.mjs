@@ -69,9 +69,8 @@ const inspectPlayground = () => {
     wasmFetchEndMs: wasm?.responseEnd,
     domContentLoadedMs: performance.getEntriesByType("navigation")[0]?.domContentLoadedEventEnd,
     resources: performance.getEntriesByType("resource").map((e) => [new URL(e.name).pathname, Math.round(e.startTime), Math.round(e.responseEnd)]),
-    // The start-up marks: index.html evaluated the default example (a fresh visit), then
-    // www/main.js's: start() runs, inputs in the editors, engine ready, first evaluate()
-    // returned (or index.html's result taken), rendered, painted.
+    // www/main.js's start-up marks: start() runs, inputs in the editors, engine ready, first
+    // evaluate() returned, rendered, painted.
     marks: Object.fromEntries(performance.getEntriesByType("mark").filter((m) => m.name.startsWith("vap-")).map((m) => [m.name, Math.round(m.startTime)])),
   };
 };
@@ -121,7 +120,7 @@ console.log(
     domContentLoadedMs: median(details.map((d) => d.domContentLoadedMs)),
     firstEvaluateMs: median(details.map((d) => d.evalMs)),
     marks: Object.fromEntries(
-      ["vap-boot-evaluated", "vap-start", "vap-inputs-ready", "vap-engine-ready", "vap-first-evaluated", "vap-first-result", "vap-first-result-painted"].map((k) => [
+      ["vap-start", "vap-inputs-ready", "vap-engine-ready", "vap-first-evaluated", "vap-first-result", "vap-first-result-painted"].map((k) => [
         k,
         median(details.map((d) => d.marks?.[k])),
       ]),

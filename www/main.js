@@ -103,9 +103,7 @@ function syncGutterScroll(textarea) {
 // --- evaluation ----------------------------------------------------------------------------
 //
 // The first result of a fresh visit (the inlined default example) is computed on the page's
-// thread, as soon as the engine is compiled: by index.html's script while this module and the
-// page's layout are still on their way (bootResult), else here once the engine is instantiated;
-// nothing else is waited for (cold start). Every
+// thread, as soon as the engine is instantiated: nothing else is waited for (cold start). Every
 // other evaluation — edits, examples, and a state opened from a link, which may hold anything —
 // runs in a Web Worker (worker.js) given the same compiled module, with a time limit: a runaway
 // or huge input is cancelled, the worker replaced, and the page says so.
@@ -381,7 +379,7 @@ async function evaluateNow() {
   const seq = ++evaluateSeq;
   const t0 = performance.now();
   const args = evaluateArgs(state, versions);
-  const out = (firstResult && (await bootResult(args))) || (await runEngine('evaluate', args));
+  const out = await runEngine('evaluate', args);
   if (out.superseded || seq !== evaluateSeq) return;
   if (out.timeout) {
     show($('notice'), timeoutNotice('The evaluation', out.timeout));
@@ -756,26 +754,6 @@ function edited(id) {
   readEditors();
   if (id !== 'expression' && id !== 'scratchParams') evaluateSoon();
   evaluateExpressionSoon();
-}
-
-/**
- * index.html's evaluation of the default example, when it was given exactly `args` (the
- * Kubernetes version `args` names is the one the result was evaluated for); null otherwise.
- * Once per page.
- */
-async function bootResult(args) {
-  const first = window.__vapBoot?.first;
-  const pending = first?.result;
-  if (!pending) return null;
-  first.result = null;
-  const out = await pending;
-  const [input] = args;
-  const asGiven = JSON.stringify({ ...input, kubernetesVersion: undefined }) === JSON.stringify(first.input);
-  const version = out?.value?.kubernetesVersion;
-  const taken = asGiven && out && (input.kubernetesVersion === undefined || version === input.kubernetesVersion);
-  // For the page test: the fresh visit's first result is the one index.html computed.
-  window.__vapFirstFromBoot = Boolean(taken);
-  return taken ? out : null;
 }
 
 /** Starts the evaluation worker with the boot script's compiled module (none: this thread evaluates). */
