@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Cold start of the playground in headless Chromium, over N fresh page loads (each in a new
 // browser context: no HTTP cache, no compiled-wasm cache). Prints one JSON object.
-//   node bench/cold-start.mjs [N=7] [PAGE=www/]
+//   node bench/cold-start.mjs [N=7] [PAGE=www/] [--against DIR]
 // Serves the repository root on 127.0.0.1 (scripts/serve.mjs, a free port); needs pkg/ built.
+// --against DIR loads another checkout's playground in turn with this one (its own server; its
+// pkg/ built): "against" in the output is its median and this one's ratio to it.
 //
 // Two figures per load, both from navigation start:
 // - first result: the first evaluation result is in the DOM (`window.__vapFirstResultMs`, set by
@@ -19,14 +21,25 @@
 // that time was counted as the page's.)
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { launchChromium, serveRepo } from "../tests/node/page-helpers.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const N = Number(process.argv[2] ?? 7);
-const PAGE = process.argv[3] ?? "www/";
-if (!fs.existsSync(path.join(repo, "pkg/vap_eval.js"))) throw new Error("pkg/ is not built: bash scripts/build-pkg.sh");
+const args = process.argv.slice(2);
+// --against DIR: another checkout of the project (its pkg/ built), served by its own server and
+// loaded in turn with this one and the baseline: the two playgrounds side by side, in the same
+// minutes (e.g. the release a bar was measured on).
+const againstAt = args.indexOf("--against");
+const AGAINST = againstAt >= 0 ? path.resolve(args.splice(againstAt, 2)[1] ?? "") : null;
+const N = Number(args[0] ?? 7);
+const PAGE = args[1] ?? "www/";
+for (const root of [repo, AGAINST].filter(Boolean)) {
+  if (!fs.existsSync(path.join(root, "pkg/vap_eval.js"))) throw new Error(`${root}: pkg/ is not built: bash scripts/build-pkg.sh`);
+}
 const server = await serveRepo(repo);
+const otherServer = AGAINST
+  ? await (await import(pathToFileURL(path.join(AGAINST, "tests/node/page-helpers.mjs")).href)).serveRepo(AGAINST)
+  : null;
 
 /** Polls `window[name]` every 10 ms through CDP alone (no script injected); its number. */
 async function poll(cdp, name, timeoutMs = 30000) {
@@ -42,14 +55,14 @@ async function poll(cdp, name, timeoutMs = 30000) {
 }
 
 /** One load of `page` in a fresh context: its two times, and `inspect`'s view of the page. */
-async function load(browser, page, inspect) {
+async function load(browser, page, inspect, at = server) {
   const context = await browser.newContext();
   try {
     const tab = await context.newPage();
     const errors = [];
     tab.on("pageerror", (e) => errors.push(e.message));
     const cdp = await context.newCDPSession(tab);
-    await tab.goto(`${server.url}${page}`, { waitUntil: "commit" });
+    await tab.goto(`${at.url}${page}`, { waitUntil: "commit" });
     const firstResultMs = await poll(cdp, "__vapFirstResultMs");
     const paintedMs = await poll(cdp, "__vapFirstPaintedMs");
     const details = inspect ? await tab.evaluate(inspect) : {};
@@ -78,24 +91,27 @@ const inspectPlayground = () => {
 const browser = await launchChromium();
 const details = [];
 const baseline = [];
+const other = [];
 try {
+  const kinds = otherServer ? ["page", "baseline", "other"] : ["page", "baseline"];
   for (let i = 0; i < N; i++) {
-    // Alternate which goes first, so neither always follows the other.
-    const order = i % 2 ? ["baseline", "page"] : ["page", "baseline"];
+    // Rotate which goes first, so none always follows another.
+    const order = kinds.map((_, k) => kinds[(i + k) % kinds.length]);
     for (const which of order) {
       if (which === "baseline") {
         baseline.push(await load(browser, "bench/baseline/"));
         continue;
       }
-      const d = await load(browser, PAGE, inspectPlayground);
+      const d = await load(browser, PAGE, inspectPlayground, which === "other" ? otherServer : server);
       if (d.state !== "ready" || typeof d.allowed !== "boolean")
-        throw new Error(`load ${i}: no evaluation result rendered (state ${d.state}, allowed ${d.allowed})`);
-      details.push(d);
+        throw new Error(`${which === "other" ? AGAINST : "this checkout"}, load ${i}: no evaluation result rendered (state ${d.state}, allowed ${d.allowed})`);
+      (which === "other" ? other : details).push(d);
     }
   }
 } finally {
   await browser.close();
   await server.close();
+  await otherServer?.close();
 }
 
 const median = (values) => {
@@ -126,5 +142,13 @@ console.log(
       ]),
     ),
     timeline: byResult[byResult.length >> 1]?.resources,
+    against: otherServer
+      ? {
+          dir: AGAINST,
+          medianMs: median(other.map((d) => d.firstResultMs)),
+          runs: other.map((d) => +d.firstResultMs.toFixed(1)),
+          ratio: +(medianMs / median(other.map((d) => d.firstResultMs))).toFixed(3),
+        }
+      : undefined,
   }),
 );
