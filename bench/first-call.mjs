@@ -10,11 +10,11 @@
 // milliseconds in a process without the trace (Node, so indicative only).
 //
 // The input is the playground's first evaluation: the default example of www/examples/index.json
-// with the arguments www/state.js's evaluateArgs gives it.
+// with the arguments www/state.js's evaluateArgs gives it (called here).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..");
@@ -26,11 +26,11 @@ if (process.argv[2] === "--child") {
   const dir = path.join(repo, "www", "examples");
   const index = JSON.parse(fs.readFileSync(path.join(dir, "index.json"), "utf8"));
   const ex = index.examples.find((e) => e.name === index.default);
-  const input = { manifests: fs.readFileSync(path.join(dir, ex.manifests), "utf8"), unboundPolicies: "preview" };
-  for (const k of ["object", "oldObject", "request"]) {
-    const t = ex[k] ? fs.readFileSync(path.join(dir, ex[k]), "utf8") : "";
-    if (t.trim() !== "") input[k] = t;
-  }
+  const file = (k) => (ex[k] ? fs.readFileSync(path.join(dir, ex[k]), "utf8") : "");
+  // The page's own arguments (www/state.js), for the version it selects.
+  const { evaluateArgs, normalizeState } = await import(pathToFileURL(path.join(repo, "www", "state.js")).href);
+  const state = normalizeState({ manifests: file("manifests"), object: file("object"), oldObject: file("oldObject"), request: file("request") });
+  const [input] = evaluateArgs(state, [...m.supportedVersions()].map(String));
   // "--child PKG init": instantiate only (what compiling the module and instantiating it
   // compile is subtracted).
   if (process.argv[4] === "init") process.exit(0);
