@@ -125,6 +125,24 @@ test('playground in headless Chromium', async (t) => {
   /** An editor's text (CodeMirror) / replacing it as a paste would. */
   const getText = (id) => page.evaluate((id) => window.__vapEditors[id].get(), id);
   const setText = (id, text) => page.evaluate(([id, text]) => window.__vapEditors[id].set(text), [id, text]);
+  // Enter, once the completion list is settled with `label` selected: CodeMirror ignores Enter
+  // while a query (a retry's Ctrl-Space) is pending (the list is disabled) and for 75 ms after
+  // the list changes. Settled: the same list, selection and state over three samples 100 ms apart.
+  const acceptCompletion = async (label) => {
+    const listState = () => page.evaluate(() => {
+      const list = document.querySelector('.cm-tooltip-autocomplete');
+      if (!list || list.classList.contains('cm-tooltip-autocomplete-disabled')) return null;
+      return `${list.querySelector('li[aria-selected] .cm-completionLabel')?.textContent}|${list.textContent}`;
+    });
+    for (let settled = 0, last = null, i = 0; settled < 3 && i < 100; i++) {
+      const now = await listState();
+      settled = now !== null && now === last ? settled + 1 : 0;
+      last = now;
+      await page.waitForTimeout(100);
+    }
+    assert.ok((await listState())?.startsWith(`${label}|`), `a settled completion list with ${label} selected`);
+    await page.keyboard.press('Enter');
+  };
   const shot = (name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false });
 
   await t.test('the editors load after the first result: CodeMirror with line numbers, YAML and CEL highlighting', async () => {
@@ -230,7 +248,7 @@ test('playground in headless Chromium', async (t) => {
     await info.waitFor({ timeout: 5_000 });
     assert.match(await info.textContent(), /^Number of desired pods\./);
     await shot('completion-schema');
-    await page.keyboard.press('Enter');
+    await acceptCompletion('replicas');
     assert.ok((await getText('manifests')).includes('- expression: "object.spec.replicas <= int(params.data.maxReplicas)"'), 'accepting replaces the word');
     // After `object.spec.template.spec.`, from an explicit request (Ctrl-Space): the Pod spec's fields.
     const at2 = (await getText('manifests')).indexOf('object.spec.replicas <= int(') + 'object.spec.'.length;
@@ -297,7 +315,7 @@ test('playground in headless Chromium', async (t) => {
     await info.waitFor({ timeout: 5_000 });
     assert.match(await info.textContent(), /^The maximum time in seconds for a deployment to make progress/);
     await shot('scratch-completion');
-    await page.keyboard.press('Enter');
+    await acceptCompletion('progressDeadlineSeconds');
     assert.equal(await getText('expression'), 'object.spec.progressDeadlineSeconds');
     // Hover (Ctrl-Shift-Space at the cursor): the checked type and the field's description.
     await setText('expression', 'object.spec.replicas * 2');
