@@ -30,15 +30,29 @@ pub struct ClassError {
 
 /// Rewrites `ast` so that translating it needs no Unicode data (see the module docs).
 pub fn lower(ast: &mut Ast) -> Result<(), ClassError> {
-    Lower { ci: false, folds: Vec::new() }.ast(ast)
+    Lower { ci: false }.ast(ast)
 }
 
 struct Lower {
     /// Whether the `i` flag is on here.
     ci: bool,
-    /// FOLD decoded (on first use): every code point with a fold orbit and the next member of
-    /// its orbit, sorted.
-    folds: Vec<(u32, u32)>,
+}
+
+/// FOLD decoded, once per process on first use: every code point with a fold orbit and the
+/// next member of its orbit, sorted.
+fn folds() -> &'static [(u32, u32)] {
+    static FOLDS: std::sync::OnceLock<Vec<(u32, u32)>> = std::sync::OnceLock::new();
+    FOLDS.get_or_init(|| {
+        let (data, mut i, mut c) = (&t::FOLD[..], 0, 0u32);
+        let mut folds = Vec::new();
+        while i < data.len() {
+            c += varint(data, &mut i);
+            let z = varint(data, &mut i);
+            let next = if z & 1 == 0 { c + (z >> 1) } else { c.wrapping_sub((z >> 1) + 1) };
+            folds.push((c, next));
+        }
+        folds
+    })
 }
 
 fn range(a: u32, b: u32) -> Option<ClassUnicodeRange> {
@@ -236,7 +250,6 @@ impl Lower {
                 None
             }
             Ast::Literal(lit) if self.ci => {
-                self.decode_folds();
                 let mut orbit = vec![ClassUnicodeRange::new(lit.c, lit.c)];
                 self.orbit(u32::from(lit.c), &mut orbit);
                 (orbit.len() > 1).then(|| bracket(lit.span, &ClassUnicode::new(orbit)))
@@ -295,21 +308,10 @@ impl Lower {
         });
     }
 
-    fn decode_folds(&mut self) {
-        if self.folds.is_empty() {
-            let (data, mut i, mut c) = (&t::FOLD[..], 0, 0u32);
-            while i < data.len() {
-                c += varint(data, &mut i);
-                let z = varint(data, &mut i);
-                let next = if z & 1 == 0 { c + (z >> 1) } else { c.wrapping_sub((z >> 1) + 1) };
-                self.folds.push((c, next));
-            }
-        }
-    }
-
     fn next(&self, c: u32) -> Option<u32> {
-        let i = self.folds.binary_search_by_key(&c, |f| f.0).ok()?;
-        Some(self.folds[i].1)
+        let folds = folds();
+        let i = folds.binary_search_by_key(&c, |f| f.0).ok()?;
+        Some(folds[i].1)
     }
 
     /// Adds the other members of `c`'s simple case folding orbit (a cycle in `folds`).
@@ -328,11 +330,10 @@ impl Lower {
 
     /// Simple case folding of a class: adds the orbit of every member.
     fn fold(&mut self, cls: &mut ClassUnicode) {
-        self.decode_folds();
         let mut add = Vec::new();
         let ranges = cls.ranges();
         let mut r = 0;
-        for &(c, _) in &self.folds {
+        for &(c, _) in folds() {
             while ranges.get(r).is_some_and(|x| u32::from(x.end()) < c) {
                 r += 1;
             }
@@ -457,7 +458,7 @@ pub(crate) mod tests {
     /// folds them (the dev-dependency has its `unicode-case` data).
     #[test]
     fn folding_matches_regex_syntax() {
-        let mut l = Lower { ci: true, folds: Vec::new() };
+        let mut l = Lower { ci: true };
         let check = |l: &mut Lower, a: char, b: char| {
             let mut ours = ClassUnicode::new([ClassUnicodeRange::new(a, b)]);
             let mut want = ours.clone();
@@ -473,7 +474,7 @@ pub(crate) mod tests {
             check(&mut l, start, end);
         }
         check(&mut l, '\0', '\u{10FFFF}');
-        assert_eq!(l.folds.len(), 2938);
+        assert_eq!(folds().len(), 2938);
     }
 
     #[test]
