@@ -405,6 +405,10 @@ fn pod_level_requests_from_the_containers() {
         v["spec"]["resources"]["requests"],
         json!({"cpu": "1", "memory": "1536Mi", "ephemeral-storage": "1Gi"})
     );
+    // A `null` requests list is Go's nil map: made for the defaults.
+    let (v, _) =
+        run(pod_with(json!({"limits": {"cpu": "1"}, "requests": null}), json!([]), json!([])), 35);
+    assert_eq!(v["spec"]["resources"]["requests"], json!({"cpu": "1"}));
     // Pod-level requests without pod-level limits: nothing (defaultPodRequests needs limits, and
     // no release before 1.37 defaults pod-level cpu or memory limits).
     let (v, _) = run(

@@ -684,13 +684,9 @@ fn pod_level(w: &mut Walk, v: &mut Json) {
             }
         }
     }
+    // (The decode pass before has dropped `null`s, Go's nil maps, and written quantities
+    // canonically.)
     for (list, k, q) in put {
-        // A `null` list is Go's nil map: the default makes one.
-        if let Some(Json::Object(r)) = v.pointer_mut("/spec/resources") {
-            if r.get(list).is_some_and(Json::is_null) {
-                r.remove(list);
-            }
-        }
         set(w, v, &format!("spec resources {list} #{k}"), q);
     }
 }
