@@ -322,6 +322,172 @@ fn feature_gated_defaults_follow_the_version() {
     assert_eq!(v["spec"]["containers"][0]["imagePullPolicy"], "Always");
 }
 
+/// A Pod with pod-level `resources` and these containers.
+fn pod_with(resources: Value, containers: Value, init: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+           "spec": {"resources": resources, "containers": containers, "initContainers": init}})
+}
+
+#[test]
+fn pod_level_resource_defaults_follow_the_version() {
+    // kubernetes pkg/apis/core/v1/defaults.go SetDefaults_Pod → defaultPodRequests behind
+    // PodLevelResources (alpha off 1.32–1.33, beta on since 1.34); since 1.37 the defaults are
+    // the Pod strategy's (PodLevelResourcesFixDefaulting, kubernetes#140514), not defaulting's.
+    // KEP-2837 table row 5: pod limits, no requests anywhere → the pod's requests are its limits.
+    let pod = pod_with(
+        json!({"limits": {"cpu": "2m", "memory": "1Mi"}}),
+        json!([{"name": "c", "image": "x:1"}]),
+        json!([]),
+    );
+    for minor in 32..=37 {
+        let (v, n) = run(pod.clone(), minor);
+        let requests = &v["spec"]["resources"]["requests"];
+        if (34..=36).contains(&minor) {
+            assert_eq!(*requests, json!({"cpu": "2m", "memory": "1Mi"}), "1.{minor}");
+            assert_eq!(default_at(&n, "spec.resources.requests[cpu]"), Some(json!("2m")));
+        } else {
+            assert!(requests.is_null(), "1.{minor}: {v}");
+        }
+        assert_eq!(v["spec"]["resources"]["limits"], json!({"cpu": "2m", "memory": "1Mi"}));
+    }
+    // No pod-level resources (absent, null or empty): nothing at the pod level.
+    for resources in [None, Some(json!(null)), Some(json!({})), Some(json!({"requests": {}}))] {
+        let mut p = pod_with(
+            json!({}),
+            json!([{"name": "c", "image": "x:1", "resources": {"limits": {"cpu": "1"}}}]),
+            json!([]),
+        );
+        match &resources {
+            Some(r) => p["spec"]["resources"] = r.clone(),
+            None => _ = p["spec"].as_object_mut().map(|s| s.remove("resources")),
+        }
+        let (v, _) = run(p, 35);
+        assert!(
+            v["spec"]["resources"].get("requests").is_none_or(|r| r == &json!({})),
+            "{resources:?}: {v}"
+        );
+        assert!(v["spec"]["resources"].get("limits").is_none(), "{resources:?}: {v}");
+        assert_eq!(v["spec"]["containers"][0]["resources"]["requests"]["cpu"], "1");
+    }
+}
+
+#[test]
+fn pod_level_requests_from_the_containers() {
+    // defaults.go defaultPodRequests: with pod-level limits, a missing cpu or memory request is
+    // the containers' aggregate (component-helpers AggregateContainerRequests, after the
+    // containers' requests are defaulted from their limits), else the pod-level limit. KEP-2837
+    // examples 2 and 6: containers' limits become their requests and then the pod's.
+    let (v, n) = run(
+        pod_with(
+            json!({"limits": {"cpu": "5m", "memory": "7Mi"}, "requests": {}}),
+            json!([{"name": "a", "image": "x:1", "resources": {"limits": {"cpu": "2m", "memory": "1Mi"}}},
+                   {"name": "b", "image": "x:1", "resources": {"limits": {"cpu": "1m", "memory": "5Mi"}}}]),
+            json!([]),
+        ),
+        34,
+    );
+    assert_eq!(v["spec"]["resources"]["requests"], json!({"cpu": "3m", "memory": "6Mi"}));
+    assert_eq!(v["spec"]["resources"]["limits"], json!({"cpu": "5m", "memory": "7Mi"}));
+    assert_eq!(default_at(&n, "spec.resources.requests[memory]"), Some(json!("6Mi")));
+    // One container requests memory only: memory from the containers, cpu from the pod limit;
+    // a given pod-level request stays; sums keep the first operand's format (Quantity.Add).
+    let (v, _) = run(
+        pod_with(
+            json!({"limits": {"cpu": 1, "memory": "2Gi"}, "requests": {"ephemeral-storage": "1Gi"}}),
+            json!([{"name": "a", "image": "x:1", "resources": {"requests": {"memory": "1Gi"}}},
+                   {"name": "b", "image": "x:1", "resources": {"requests": {"memory": "512Mi"}}},
+                   {"name": "c", "image": "x:1"}]),
+            json!([]),
+        ),
+        36,
+    );
+    assert_eq!(
+        v["spec"]["resources"]["requests"],
+        json!({"cpu": "1", "memory": "1536Mi", "ephemeral-storage": "1Gi"})
+    );
+    // A `null` requests list is Go's nil map: made for the defaults.
+    let (v, _) =
+        run(pod_with(json!({"limits": {"cpu": "1"}, "requests": null}), json!([]), json!([])), 35);
+    assert_eq!(v["spec"]["resources"]["requests"], json!({"cpu": "1"}));
+    // Pod-level requests without pod-level limits: nothing (defaultPodRequests needs limits, and
+    // no release before 1.37 defaults pod-level cpu or memory limits).
+    let (v, _) = run(
+        pod_with(
+            json!({"requests": {"cpu": "1"}}),
+            json!([{"name": "a", "image": "x:1", "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}]),
+            json!([]),
+        ),
+        35,
+    );
+    assert_eq!(v["spec"]["resources"], json!({"requests": {"cpu": "1"}}));
+}
+
+#[test]
+fn pod_level_requests_count_init_containers_and_sidecars() {
+    // component-helpers aggregateContainerResourcesByFn (KEP-753 "resources calculation"): the
+    // sum of the containers and sidecars (restartPolicy Always), raised to each init container's
+    // own request plus the sidecars started before it. Here 1 + 500m = 1500m, then the init
+    // container needs 2 + 500m = 2500m while it runs.
+    let (v, _) = run(
+        pod_with(
+            json!({"limits": {"cpu": "4", "memory": "1Gi"}}),
+            json!([{"name": "c", "image": "x:1", "resources": {"requests": {"cpu": "1"}}}]),
+            json!([{"name": "s", "image": "x:1", "restartPolicy": "Always", "resources": {"requests": {"cpu": "500m"}}},
+                   {"name": "i", "image": "x:1", "resources": {"limits": {"cpu": "2", "memory": "100Mi"}}}]),
+        ),
+        35,
+    );
+    assert_eq!(v["spec"]["resources"]["requests"], json!({"cpu": "2500m", "memory": "100Mi"}));
+    assert_eq!(v["spec"]["initContainers"][1]["resources"]["requests"]["cpu"], "2");
+}
+
+#[test]
+fn pod_level_hugepage_limits_from_the_containers() {
+    // defaults.go defaultHugePagePodLimits (runs first): with pod-level requests or limits
+    // given, a hugepage size the pod level neither requests nor limits gets the containers'
+    // aggregated limit; defaultPodRequests then copies it to the requests (hugepages do not
+    // overcommit: never from the containers' requests).
+    let containers = json!([{"name": "a", "image": "x:1",
+        "resources": {"limits": {"cpu": "1", "hugepages-2Mi": "4Mi"}}},
+        {"name": "b", "image": "x:1", "resources": {"limits": {"hugepages-2Mi": "2Mi"}}}]);
+    let (v, n) =
+        run(pod_with(json!({"requests": {"cpu": "2"}}), containers.clone(), json!([])), 34);
+    assert_eq!(
+        v["spec"]["resources"],
+        json!({"requests": {"cpu": "2", "hugepages-2Mi": "6Mi"}, "limits": {"hugepages-2Mi": "6Mi"}})
+    );
+    assert_eq!(default_at(&n, "spec.resources.limits[hugepages-2Mi]"), Some(json!("6Mi")));
+    // A pod-level hugepage request keeps the limit from being defaulted (and, with no pod-level
+    // limits, no request is defaulted either).
+    let (v, _) = run(
+        pod_with(json!({"requests": {"hugepages-2Mi": "6Mi"}}), containers.clone(), json!([])),
+        35,
+    );
+    assert_eq!(v["spec"]["resources"], json!({"requests": {"hugepages-2Mi": "6Mi"}}));
+    // Gate off (1.33): nothing.
+    let (v, _) = run(pod_with(json!({"requests": {"cpu": "2"}}), containers, json!([])), 33);
+    assert_eq!(v["spec"]["resources"], json!({"requests": {"cpu": "2"}}));
+}
+
+#[test]
+fn pod_level_defaults_are_for_pods_only() {
+    // SetDefaults_Pod runs for Pods; pod templates get SetDefaults_PodSpec only (defaults.go:
+    // "we only want this defaulting semantic to take place on a v1.Pod and not a
+    // v1.PodTemplate").
+    let (v, _) = run(
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "d"},
+               "spec": {"selector": {"matchLabels": {"a": "b"}},
+                        "template": {"metadata": {"labels": {"a": "b"}},
+                                     "spec": {"resources": {"limits": {"cpu": "1"}},
+                                              "containers": [{"name": "c", "image": "x:1",
+                                                  "resources": {"limits": {"cpu": "1"}}}]}}}}),
+        35,
+    );
+    let spec = &v["spec"]["template"]["spec"];
+    assert_eq!(spec["resources"], json!({"limits": {"cpu": "1"}}));
+    assert!(spec["containers"][0]["resources"].get("requests").is_none());
+}
+
 #[test]
 fn gate_table_matches_the_versioned_feature_specs() {
     use vap_eval::objects::defaults::gate_enabled;
@@ -329,6 +495,7 @@ fn gate_table_matches_the_versioned_feature_specs() {
     let on = |g: &str, m: u32| gate_enabled(g, KubeVersion::new(m));
     assert!(!on("ImageVolume", 34) && on("ImageVolume", 35));
     assert!(!on("PodLevelResources", 33) && on("PodLevelResources", 34));
+    assert!(!on("PodLevelResourcesFixDefaulting", 36) && on("PodLevelResourcesFixDefaulting", 37));
     assert!(!on("MaxUnavailableStatefulSet", 34) && on("MaxUnavailableStatefulSet", 35));
     assert!(on("JobPodReplacementPolicy", 30) && on("StatefulSetAutoDeletePVC", 30));
     assert!(!on("NoSuchGate", 37));

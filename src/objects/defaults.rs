@@ -24,6 +24,7 @@ use serde_json::{Map, Value as Json};
 
 use super::gojson::Walk;
 use super::{ChangeReason, Seg};
+use crate::library::quantity::Quantity;
 
 /// The `SetDefaults_*` functions ported here, by `group/version` (core: `core/v1`), as
 /// `data/objects/setdefaults.txt` names them.
@@ -102,9 +103,11 @@ pub const GATES: &[(&str, u32)] = &[
     ("JobPodReplacementPolicy", 30),
     // Beta on since 1.30, GA 1.32 (`SetDefaults_Service`: status ingress ipMode VIP).
     ("LoadBalancerIPMode", 30),
-    // Alpha 1.32, beta on since 1.34 (`SetDefaults_Pod`: pod-level requests and limits; the
-    // defaults themselves are not ported, see NOT_PORTED).
+    // Alpha 1.32, beta on since 1.34 (`SetDefaults_Pod`: pod-level requests and limits).
     ("PodLevelResources", 34),
+    // Beta on since 1.37 (kubernetes#140514): the pod-level defaults leave `SetDefaults_Pod`
+    // for the Pod strategy's PrepareForCreate/PrepareForUpdate (not modelled).
+    ("PodLevelResourcesFixDefaulting", 37),
     // Alpha 1.31, beta off 1.33, beta on since 1.35 (`SetDefaults_Volume`: image pullPolicy).
     ("ImageVolume", 35),
     // Alpha since 1.24, beta on since 1.35 (`SetDefaults_StatefulSet`: rollingUpdate
@@ -613,9 +616,8 @@ fn image_tag(image: &str) -> &str {
     }
 }
 
-/// SetDefaults_Pod: container requests from limits; host ports under hostNetwork.
-/// (The pod-level request and limit defaults behind PodLevelResources, on by default since
-/// 1.34, are not ported: they apply only when `spec.resources` is given.)
+/// SetDefaults_Pod: container requests from limits; host ports under hostNetwork; then the
+/// pod-level resources ([`pod_level`]), which read the containers' requests as defaulted here.
 fn pod(w: &mut Walk, v: &mut Json) {
     let host_network = v.pointer("/spec/hostNetwork") == Some(&Json::Bool(true));
     for list in ["containers", "initContainers"] {
@@ -636,6 +638,119 @@ fn pod(w: &mut Walk, v: &mut Json) {
                             set(w, v, &format!("spec {list} {i} ports {j} hostPort"), cp);
                         }
                     }
+                }
+            }
+        }
+    }
+    if gate_enabled("PodLevelResources", w.version)
+        && !gate_enabled("PodLevelResourcesFixDefaulting", w.version)
+    {
+        pod_level(w, v);
+    }
+}
+
+/// SetDefaults_Pod's pod-level resources (PodLevelResources, beta on 1.34–1.36; 1.37's
+/// PodLevelResourcesFixDefaulting moves them out of defaulting into the Pod strategy), only when
+/// `spec.resources` gives requests or limits: defaultHugePagePodLimits — a hugepage limit from
+/// the containers' aggregate unless the pod level requests or limits that hugepage size — then,
+/// when the pod level has limits, defaultPodRequests — cpu and memory requests from the
+/// containers' aggregate requests, then any supported resource's request from its pod-level
+/// limit (hugepages included). Nothing is replaced that is given.
+fn pod_level(w: &mut Walk, v: &mut Json) {
+    let Some(spec) = v.get("spec") else { return };
+    let Some(Json::Object(res)) = spec.get("resources") else { return };
+    let given = |k: &str| res.get(k).and_then(Json::as_object).cloned().unwrap_or_default();
+    let (requests, mut limits) = (given("requests"), given("limits"));
+    if requests.is_empty() && limits.is_empty() {
+        return;
+    }
+    let (spec_limits, spec_requests) = (aggregate(spec, "limits"), aggregate(spec, "requests"));
+    let mut put = Vec::new();
+    for (k, q) in spec_limits {
+        if k.starts_with("hugepages-") && !requests.contains_key(&k) && !limits.contains_key(&k) {
+            let q = Json::from(q.canonical());
+            put.push(("limits", k.clone(), q.clone()));
+            limits.insert(k, q);
+        }
+    }
+    if !limits.is_empty() {
+        // IsSupportedPodLevelResource and corev1 IsOvercommitAllowed: cpu and memory.
+        for (k, q) in spec_requests.into_iter().filter(|(k, _)| k == "cpu" || k == "memory") {
+            put.push(("requests", k, Json::from(q.canonical())));
+        }
+        for (k, q) in limits {
+            if k == "cpu" || k == "memory" || k.starts_with("hugepages-") {
+                put.push(("requests", k, q));
+            }
+        }
+    }
+    // (The decode pass before has dropped `null`s, Go's nil maps, and written quantities
+    // canonically.)
+    for (list, k, q) in put {
+        set(w, v, &format!("spec resources {list} #{k}"), q);
+    }
+}
+
+/// A resource list, in its keys' order, of the quantities that parse.
+type Resources = Vec<(String, Quantity)>;
+
+/// A quantity given as a JSON string or number.
+pub(super) fn quantity(v: &Json) -> Option<Quantity> {
+    match v {
+        Json::String(s) => Quantity::parse(s).ok(),
+        Json::Number(n) => Quantity::parse(&n.to_string()).ok(),
+        _ => None,
+    }
+}
+
+/// component-helpers `AggregateContainerRequests` / `AggregateContainerLimits` (without status
+/// or overhead), `kind` `requests` or `limits`: the containers' sum, raised to what any init
+/// container needs while it runs — its own plus the sidecars (`restartPolicy: Always`) before
+/// it; a sidecar also adds to the sum.
+fn aggregate(spec: &Json, kind: &str) -> Resources {
+    let (mut sum, mut sidecars, mut init) = (Resources::new(), Resources::new(), Resources::new());
+    for list in ["containers", "initContainers"] {
+        for c in spec.get(list).and_then(Json::as_array).into_iter().flatten() {
+            let mut own = Resources::new();
+            if let Some(m) = c.get("resources").and_then(|r| r.get(kind)).and_then(Json::as_object)
+            {
+                for (k, q) in m {
+                    if let Some(q) = quantity(q) {
+                        own.push((k.clone(), q));
+                    }
+                }
+            }
+            let sidecar = c.get("restartPolicy").and_then(Json::as_str) == Some("Always");
+            if list == "containers" || sidecar {
+                merge(&mut sum, &own, true);
+            }
+            if list == "containers" {
+                continue;
+            }
+            if sidecar {
+                merge(&mut sidecars, &own, true);
+                own.clone_from(&sidecars);
+            } else {
+                merge(&mut own, &sidecars, true);
+            }
+            merge(&mut init, &own, false);
+        }
+    }
+    merge(&mut sum, &init, false);
+    sum
+}
+
+/// `addResourceList` (`sum`: an existing key summed, keeping the first's format as
+/// `Quantity.Add` does) or `maxResourceList` (the larger kept, the present one when equal); a
+/// new key is copied.
+fn merge(to: &mut Resources, from: &Resources, sum: bool) {
+    for (k, q) in from {
+        match to.iter_mut().find(|(n, _)| n == k) {
+            None => to.push((k.clone(), q.clone())),
+            Some((_, s)) if sum => *s = s.add(q).unwrap_or_else(|_| s.clone()),
+            Some((_, s)) => {
+                if q.compare(s) == std::cmp::Ordering::Greater {
+                    *s = q.clone();
                 }
             }
         }

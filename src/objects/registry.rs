@@ -478,14 +478,7 @@ fn pod_qos(pod: &Json) -> &'static str {
         }
         None => sum.push((name.to_string(), q)),
     };
-    let positive = |v: &Json| {
-        let q = match v {
-            Json::String(s) => Quantity::parse(s).ok()?,
-            Json::Number(n) => Quantity::parse(&n.to_string()).ok()?,
-            _ => return None,
-        };
-        (q.sign() > 0).then_some(q)
-    };
+    let positive = |v: &Json| super::defaults::quantity(v).filter(|q| q.sign() > 0);
     for list in ["containers", "initContainers"] {
         let Some(cs) = pod.pointer(&format!("/spec/{list}")).and_then(Json::as_array) else {
             continue;
