@@ -1246,6 +1246,26 @@ fn true_webhook_match_conditions_send_the_request_to_the_policy() {
     assert_eq!(r["response"]["allowed"], true);
     assert!(policy_webhook(&r)["reason"].as_str().unwrap().starts_with("no rule of the webhook"));
     assert!(policy_webhook(&r).get("matchConditions").is_none());
+    // Nor an operation its rule excludes by kind and operation alone (`exclude.any`:
+    // utils.go `collectResourceDescriptions`), though Kyverno's `match` would then say why.
+    let excluded = policy.replace(
+        "    match: {any: [{resources: {kinds: [Pod]}}]}\n",
+        "    match: {any: [{resources: {kinds: [Pod]}}]}\n    exclude: {any: [{resources: {kinds: [Pod], operations: [CREATE]}}]}\n",
+    );
+    assert_ne!(excluded, policy);
+    // A Policy's webhook is named `<namespace>-<name>` (`webhook.key("-")`).
+    let namespaced = policy
+        .replace("kind: ClusterPolicy", "kind: Policy")
+        .replace("  name: require-team\n", "  name: require-team\n  namespace: default\n");
+    let r = run(&namespaced, &tier_pod("default", "tier: web"), None);
+    assert_eq!(
+        r["kyverno"]["webhooks"][2]["name"],
+        "validate.kyverno.svc-fail-finegrained-default-require-team"
+    );
+    assert_eq!(r["kyverno"]["webhooks"][2]["allowed"], false);
+    let r = run(&excluded, &tier_pod("default", "app: a"), None);
+    assert_eq!(r["response"]["allowed"], true, "{:#}", r["kyverno"]);
+    assert!(policy_webhook(&r)["reason"].as_str().unwrap().starts_with("no rule of the webhook"));
 }
 
 // §5.5: an erroring matchCondition follows the webhook's failurePolicy — the policy's

@@ -318,7 +318,6 @@ pub struct PolicyWebhook {
 /// send it this request. Kinds resolve against the catalog (discovery), with the policy's scope
 /// for `*` kinds.
 fn webhook_rules_cover(cx: &Context<'_>, rules: &[Rc<PreparedRule>], namespaced: bool) -> bool {
-    const ALL: [&str; 4] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
     let r = cx.request;
     let main = cx.set.catalog.kind_for(&r.resource, "").unwrap_or_else(|| r.kind.clone());
     let covers = |k: &str| {
@@ -338,48 +337,34 @@ fn webhook_rules_cover(cx: &Context<'_>, rules: &[Rc<PreparedRule>], namespaced:
             && wildcard(&kind, &main.kind)
             && sub_ok
     };
-    let ops = |o: &[String]| -> Vec<String> {
-        if o.is_empty() {
-            ALL.iter().map(|s| s.to_string()).collect()
-        } else {
-            o.to_vec()
-        }
-    };
+    // An operation list holds `op`: all four by default.
+    let op = r.operation.as_str();
+    let has_op = |o: &[String]| o.is_empty() || o.iter().any(|x| x == op);
     rules.iter().map(|p| &p.rule).any(|rule| {
         if rule.validate.is_none() && !rule.has_generate && !rule.has_verify_images {
             return false;
         }
+        // Kind `k` with `op` is removed by an `exclude.any` filter of only kinds and operations.
+        let excluded = |k: &String| {
+            rule.exclude.iter().flat_map(|x| &x.any).any(|f| {
+                let d = &f.resources;
+                f.user.is_empty()
+                    && d.name.is_empty()
+                    && d.names.is_empty()
+                    && d.namespaces.is_empty()
+                    && d.annotations.as_ref().is_none_or(BTreeMap::is_empty)
+                    && d.selector.is_none()
+                    && d.namespace_selector.is_none()
+                    && (d.kinds.is_empty() || d.kinds.contains(k))
+                    && has_op(&d.operations)
+            })
+        };
         let m = &rule.match_resources;
-        let mut kinds: Vec<(&String, Vec<String>)> = Vec::new();
-        for d in std::iter::once(&m.top).chain(&m.all).chain(&m.any).map(|f| &f.resources) {
-            for k in &d.kinds {
-                let o = ops(&d.operations);
-                match kinds.iter_mut().find(|(x, _)| *x == k) {
-                    Some((_, e)) => e.extend(o),
-                    None => kinds.push((k, o)),
-                }
-            }
-        }
-        for f in rule.exclude.iter().flat_map(|x| &x.any) {
+        let mut filters = std::iter::once(&m.top).chain(&m.all).chain(&m.any);
+        filters.any(|f| {
             let d = &f.resources;
-            let only_kinds = f.user.is_empty()
-                && d.name.is_empty()
-                && d.names.is_empty()
-                && d.namespaces.is_empty()
-                && d.annotations.as_ref().is_none_or(BTreeMap::is_empty)
-                && d.selector.is_none()
-                && d.namespace_selector.is_none();
-            if only_kinds {
-                let o = ops(&d.operations);
-                for (k, e) in kinds.iter_mut() {
-                    if d.kinds.is_empty() || d.kinds.contains(k) {
-                        e.retain(|x| !o.contains(x));
-                    }
-                }
-            }
-        }
-        let op = r.operation.as_str();
-        kinds.iter().any(|(k, o)| o.iter().any(|x| x == op) && covers(k))
+            has_op(&d.operations) && d.kinds.iter().any(|k| covers(k) && !excluded(k))
+        })
     })
 }
 
