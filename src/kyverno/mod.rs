@@ -404,6 +404,9 @@ pub fn compiler() -> CelCompiler {
 /// and `variables` declared empty (the composited compiler's).
 fn match_condition_check(p: &KyvernoPolicy) -> Vec<Compiled> {
     use crate::environment::{ExpressionKind, VariableScope};
+    if p.spec.match_conditions.is_empty() {
+        return Vec::new();
+    }
     let c = compiler();
     let scope = VariableScope { variables: Some(Vec::new()), ..Default::default() };
     // A messageExpression's declarations are the ones without `authorizer`.
