@@ -1046,7 +1046,13 @@ fn the_fuzz_corpus_policies_evaluate() {
         .unwrap_or_default();
     assert_eq!(
         names,
-        ["corpus-cluster", "corpus-namespaced", "corpus-generate", "corpus-rejected"]
+        [
+            "corpus-cluster",
+            "corpus-namespaced",
+            "corpus-generate",
+            "corpus-rejected",
+            "corpus-webhook-conditions"
+        ]
     );
     assert!(r["kyverno"]["policies"][3]["reason"]
         .as_str()
@@ -1138,4 +1144,198 @@ fn loading_versions_admission_and_bad_fields() {
         .unwrap_or_default();
     assert_eq!(d["field"], "ClusterPolicy/m: spec.rules[0].match.any[0].resources.selector");
     assert!(d["span"].is_object(), "{d}");
+}
+
+// §5.5: `spec.webhookConfiguration.matchConditions` (api/kyverno/v1/spec_types.go
+// `CustomWebhookMatchConditions`). Kyverno registers a webhook of the policy's own carrying them
+// (pkg/controllers/webhook/controller.go `buildForPoliciesValidation`, utils_webhook.go
+// `newWebhookPerPolicy`, utils.go `webhookNameAndPath`), leaves the policy out of its policy
+// cache (pkg/controllers/policycache/controller.go `reconcile`) and evaluates it whole when that
+// webhook is called (pkg/webhooks/resource/handlers.go `retrieveAndCategorizePolicies`); the
+// apiserver evaluates the conditions as any webhook's (k8s.io/apiserver
+// plugin/webhook/matchconditions/matcher.go).
+const WEBHOOK_CONDITIONS: &str = r#"
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: require-team
+spec:
+  webhookConfiguration:
+    failurePolicy: FAILURE_POLICY
+    matchConditions:
+    - name: not-kube-system
+      expression: "request.namespace != 'kube-system'"
+    - name: web-tier
+      expression: "object.metadata.labels['tier'] == 'web'"
+  rules:
+  - name: team
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    validate:
+      failureAction: Enforce
+      cel:
+        expressions:
+        - expression: "has(object.metadata.labels.team)"
+          message: "label team is required"
+"#;
+
+fn tier_pod(ns: &str, labels: &str) -> String {
+    format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: {ns}, labels: {{{labels}}}}}\nspec: {{containers: [{{name: c, image: nginx}}]}}\n")
+}
+
+fn policy_webhook(r: &Value) -> Value {
+    let hooks = r["kyverno"]["webhooks"].as_array().cloned().unwrap_or_default();
+    let name = "validate.kyverno.svc-fail-finegrained-require-team";
+    let ignore = "validate.kyverno.svc-ignore-finegrained-require-team";
+    hooks.into_iter().find(|w| w["name"] == name || w["name"] == ignore).unwrap_or_default()
+}
+
+// §5.5: a false matchCondition — the policy's webhook is not called, the policy not applied.
+#[test]
+fn a_false_webhook_match_condition_keeps_the_request_from_the_policy() {
+    let policy = WEBHOOK_CONDITIONS.replace("FAILURE_POLICY", "Fail");
+    let r = run(&policy, &tier_pod("kube-system", "tier: web"), None);
+    assert_eq!(r["response"]["allowed"], true, "{:#}", r["kyverno"]);
+    let p = &r["kyverno"]["policies"][0];
+    assert_eq!(
+        p["reason"],
+        "its webhook validate.kyverno.svc-fail-finegrained-require-team is not called: matchCondition \"not-kube-system\" evaluated to false"
+    );
+    assert_eq!(p["rules"], json!([]));
+    let results: Vec<&Value> =
+        p["matchConditions"].as_array().map(|m| m.iter().map(|c| &c["result"]).collect()).unwrap();
+    assert_eq!(results, [&json!(false), &json!(true)]);
+    let w = policy_webhook(&r);
+    assert_eq!(
+        w["reason"],
+        p["reason"].as_str().unwrap().split(" is not called: ").nth(1).unwrap()
+    );
+    assert_eq!(w["matchConditions"], p["matchConditions"]);
+    // Not in the policy cache: Kyverno's shared webhooks never evaluate it.
+    assert_eq!(r["kyverno"]["webhooks"][1]["policies"], json!([]));
+}
+
+// §5.5: all true — the policy's webhook evaluates it and its denial carries its name.
+#[test]
+fn true_webhook_match_conditions_send_the_request_to_the_policy() {
+    let policy = WEBHOOK_CONDITIONS.replace("FAILURE_POLICY", "Fail");
+    let r = run(&policy, &tier_pod("default", "tier: web"), None);
+    assert_eq!(rule(&r, "require-team", "team"), ("fail".into(), "label team is required".into()));
+    assert_eq!(
+        r["response"]["status"]["message"],
+        "admission webhook \"validate.kyverno.svc-fail-finegrained-require-team\" denied the request: \n\nresource Pod/default/p was blocked due to the following policies \n\nrequire-team:\n  team: label team is required\n"
+    );
+    let w = policy_webhook(&r);
+    assert_eq!(w["policies"], json!(["ClusterPolicy/require-team"]));
+    assert!(w.get("reason").is_none(), "{w:#}");
+    assert_eq!(r["kyverno"]["policies"][0]["reason"], "evaluated");
+    let ok = run(&policy, &tier_pod("default", "tier: web, team: a"), None);
+    assert_eq!(ok["response"]["allowed"], true);
+    // Evaluated whole, with no split by failure action: an Audit rule's failure does not block
+    // but is a warning even without emitWarning (`HandleValidationEnforce`, `GetWarningMessages`).
+    let audit = policy.replace("failureAction: Enforce", "failureAction: Audit");
+    let r = run(&audit, &tier_pod("default", "tier: web"), None);
+    assert_eq!(r["response"]["allowed"], true);
+    assert_eq!(
+        r["response"]["warnings"],
+        json!(["policy require-team.team: label team is required"])
+    );
+    // A kind none of its rules names: the webhook's rules do not send it the request, so even
+    // a failing matchCondition is never evaluated.
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n";
+    let r = run(&policy, cm, None);
+    assert_eq!(r["response"]["allowed"], true);
+    assert!(policy_webhook(&r)["reason"].as_str().unwrap().starts_with("no rule of the webhook"));
+    assert!(policy_webhook(&r).get("matchConditions").is_none());
+    // Nor an operation its rule excludes by kind and operation alone (`exclude.any`:
+    // utils.go `collectResourceDescriptions`), though Kyverno's `match` would then say why.
+    let excluded = policy.replace(
+        "    match: {any: [{resources: {kinds: [Pod]}}]}\n",
+        "    match: {any: [{resources: {kinds: [Pod]}}]}\n    exclude: {any: [{resources: {kinds: [Pod], operations: [CREATE]}}]}\n",
+    );
+    assert_ne!(excluded, policy);
+    // A Policy's webhook is named `<namespace>-<name>` (`webhook.key("-")`).
+    let namespaced = policy
+        .replace("kind: ClusterPolicy", "kind: Policy")
+        .replace("  name: require-team\n", "  name: require-team\n  namespace: default\n");
+    let r = run(&namespaced, &tier_pod("default", "tier: web"), None);
+    assert_eq!(
+        r["kyverno"]["webhooks"][2]["name"],
+        "validate.kyverno.svc-fail-finegrained-default-require-team"
+    );
+    assert_eq!(r["kyverno"]["webhooks"][2]["allowed"], false);
+    let r = run(&excluded, &tier_pod("default", "app: a"), None);
+    assert_eq!(r["response"]["allowed"], true, "{:#}", r["kyverno"]);
+    assert!(policy_webhook(&r)["reason"].as_str().unwrap().starts_with("no rule of the webhook"));
+}
+
+// §5.5: an erroring matchCondition follows the webhook's failurePolicy — the policy's
+// (`GetFailurePolicy`): Fail rejects the request (403, before any validating webhook is
+// called), Ignore skips the webhook.
+#[test]
+fn an_erroring_webhook_match_condition_follows_the_failure_policy() {
+    let pod = tier_pod("default", "app: a");
+    let r = run(&WEBHOOK_CONDITIONS.replace("FAILURE_POLICY", "Fail"), &pod, None);
+    assert_eq!(r["response"]["allowed"], false);
+    assert_eq!(r["response"]["status"]["code"], 403);
+    assert_eq!(
+        r["response"]["status"]["message"],
+        "pods \"p\" is forbidden: expression 'object.metadata.labels['tier'] == 'web'' resulted in error: no such key: tier"
+    );
+    let w = policy_webhook(&r);
+    assert_eq!(
+        w["matchConditions"][1]["error"],
+        "expression 'object.metadata.labels['tier'] == 'web'' resulted in error: no such key: tier"
+    );
+    assert!(w["reason"].as_str().unwrap().contains("failurePolicy is Fail"), "{w:#}");
+    let r = run(&WEBHOOK_CONDITIONS.replace("FAILURE_POLICY", "Ignore"), &pod, None);
+    assert_eq!(r["response"]["allowed"], true, "{:#}", r["kyverno"]);
+    let w = policy_webhook(&r);
+    assert_eq!(w["name"], "validate.kyverno.svc-ignore-finegrained-require-team");
+    assert!(w["reason"].as_str().unwrap().contains("failurePolicy is Ignore"), "{w:#}");
+    assert_eq!(r["kyverno"]["policies"][0]["rules"], json!([]));
+}
+
+// §1, §5.5: Kyverno's policy validation compiles the matchConditions
+// (pkg/validation/policy/validate.go `ValidateCustomWebhookMatchConditions`): one that does not
+// compile rejects the policy, located, with the CEL error at its position. The environment
+// declares no `authorizer` (`cel.OptionalVariableDeclarations{}`) [quirk].
+#[test]
+fn a_webhook_match_condition_that_does_not_compile_rejects_the_policy() {
+    let policy = WEBHOOK_CONDITIONS
+        .replace("FAILURE_POLICY", "Fail")
+        .replace("request.namespace != 'kube-system'", "request.namespace != 1 + 'x'");
+    let r = run(&policy, &tier_pod("default", "tier: web"), None);
+    let find = |code: &str| {
+        r["diagnostics"]
+            .as_array()
+            .and_then(|d| d.iter().find(|d| d["code"] == code))
+            .cloned()
+            .unwrap_or_else(|| panic!("{code}: {:#}", r["diagnostics"]))
+    };
+    let rejected = find("kyverno-policy-rejected");
+    let field =
+        "ClusterPolicy/require-team: spec.webhookConfiguration.matchConditions[0].expression";
+    assert_eq!(rejected["field"], field);
+    let message = rejected["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Kyverno rejects this policy: match conditions compilation errors: [compilation failed: ERROR: <input>:1:24: found no matching overload for '_+_'"),
+        "{message}"
+    );
+    let d = find("cel-compile");
+    assert_eq!(d["field"], field);
+    let (start, end) = (d["span"]["start"].as_u64().unwrap(), d["span"]["end"].as_u64().unwrap());
+    assert_eq!(&policy[start as usize..end as usize], "1 + 'x'", "{d:#}");
+    assert!(r["kyverno"]["policies"][0]["reason"]
+        .as_str()
+        .is_some_and(|why| why.starts_with("Kyverno rejects this policy")));
+    assert_eq!(r["response"]["allowed"], true);
+    // `authorizer` is a webhook matchCondition variable, but not in Kyverno's check.
+    let authz = WEBHOOK_CONDITIONS.replace("FAILURE_POLICY", "Fail").replace(
+        "request.namespace != 'kube-system'",
+        "authorizer.requestResource.check('create').allowed()",
+    );
+    let r = run(&authz, &tier_pod("default", "tier: web"), None);
+    assert!(codes(&r).contains(&"kyverno-policy-rejected".to_string()), "{:#}", r["diagnostics"]);
+    let message = r["kyverno"]["policies"][0]["reason"].as_str().unwrap_or_default();
+    assert!(message.contains("undeclared reference to 'authorizer'"), "{message}");
 }

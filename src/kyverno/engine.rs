@@ -94,7 +94,7 @@ impl PreparedPolicy {
     }
 
     /// `ComputeRules` over the written rules `subset` (indices) for a resource of `kind`.
-    fn computed(
+    pub(super) fn computed(
         &self,
         policy: &KyvernoPolicy,
         subset: &[usize],

@@ -33,8 +33,9 @@ use crate::admission::policy_set::PolicySet;
 use crate::admission::request::AdmissionRequest;
 use crate::admission::trace::ParamEvaluation;
 use crate::cel::compile::Compiled;
-use crate::diagnostic::{Diagnostic, SourceRef, Span};
+use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::environment::{EnvironmentMode, KubeVersion};
+use crate::webhook::dispatcher::ConditionResult;
 use engine::{Context, RuleStatus};
 use matching::RequestInfo;
 use policy::{is_enforce, KyvernoPolicy};
@@ -85,6 +86,11 @@ pub struct KyvernoPolicyResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub validating_admission_policy: Option<KyvernoGeneratedVap>,
+    /// `spec.webhookConfiguration.matchConditions`, as the apiserver evaluated them for the
+    /// policy's own webhook (absent when the policy has none or they were not reached).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub match_conditions: Vec<ConditionResult>,
 }
 
 /// The ValidatingAdmissionPolicy Kyverno generates from a ClusterPolicy (§7).
@@ -158,6 +164,14 @@ pub struct KyvernoWebhookResult {
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub message: Option<String>,
     pub warnings: Vec<String>,
+    /// Why the apiserver did not call it; absent when called.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub reason: Option<String>,
+    /// A policy's own webhook (`…-finegrained-…`): its matchConditions, as evaluated.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub match_conditions: Vec<ConditionResult>,
 }
 
 /// What every request of a policy set shares: the Kyverno policies, loaded once, their rules
@@ -170,6 +184,9 @@ pub struct KyvernoSet {
     pub prepared: Vec<engine::PreparedPolicy>,
     /// Kyverno's CEL environment.
     pub compiler: CelCompiler,
+    /// `conditions[i]`: policy `i`'s `webhookConfiguration.matchConditions`, compiled as the
+    /// apiserver compiles a webhook's (the cluster's version, StoredExpressions).
+    pub conditions: Vec<Vec<Compiled>>,
     pub extended: Option<Box<PolicySet>>,
 }
 
@@ -196,6 +213,16 @@ pub fn compiled(set: &PolicySet) -> &KyvernoSet {
         let compiler = compiler();
         let prepared =
             loaded.policies.iter().map(|p| engine::PreparedPolicy::new(p, &compiler)).collect();
+        let conditions = loaded
+            .policies
+            .iter()
+            .map(|p| {
+                let scope = crate::environment::VariableScope::default();
+                let kind = crate::environment::ExpressionKind::MatchCondition;
+                let mcs = p.spec.match_conditions.iter();
+                mcs.map(|m| set.compiler.compile(&m.expression, kind, &scope)).collect()
+            })
+            .collect();
         let generated = loaded.generated_documents();
         let extended = (!generated.is_empty()).then(|| {
             let text = format!("{}{generated}", set.text);
@@ -204,7 +231,7 @@ pub fn compiled(set: &PolicySet) -> &KyvernoSet {
             s.summary_trace = set.summary_trace;
             Box::new(s)
         });
-        KyvernoSet { loaded, prepared, compiler, extended }
+        KyvernoSet { loaded, prepared, compiler, conditions, extended }
     })
 }
 
@@ -305,14 +332,31 @@ pub fn load_with(set: &PolicySet, compile: bool) -> Loaded {
                 let d = diagnostics::invalid_field(&object, &path, &message);
                 out.diagnostics.push(located(set, d, &source, &path));
             }
+            // `ValidateCustomWebhookMatchConditions`, checked before the rules.
+            let mcs = match_condition_check(&p);
+            if let Some(i) = mcs.iter().position(|c| c.error.is_some()) {
+                let errors: Vec<&str> = mcs.iter().filter_map(|c| c.error.as_deref()).collect();
+                let message =
+                    format!("match conditions compilation errors: [{}]", errors.join(" "));
+                let path = format!("spec.webhookConfiguration.matchConditions[{i}].expression");
+                let d = diagnostics::policy_rejected(&object, &path, &message);
+                out.diagnostics.push(located(set, d, &source, &path));
+                p.rejected = Some(message);
+                if compile {
+                    for (i, c) in mcs.iter().enumerate() {
+                        let path =
+                            format!("spec.webhookConfiguration.matchConditions[{i}].expression");
+                        out.diagnostics.extend(positioned(set, &p, &object, &path, c));
+                    }
+                }
+            }
             // `validateRuleContext`: a validate.cel rule may not have context entries (the CEL
             // expressions could not see them).
-            if let Some(r) = p
-                .spec
-                .rules
-                .iter()
-                .find(|r| r.has_context && r.validate.as_ref().is_some_and(|v| v.cel.is_some()))
-            {
+            if let Some(r) = p.spec.rules.iter().find(|r| {
+                p.rejected.is_none()
+                    && r.has_context
+                    && r.validate.as_ref().is_some_and(|v| v.cel.is_some())
+            }) {
                 let message = format!(
                     "path: {}: context variables are not supported for CEL expressions in validate rules",
                     r.path
@@ -354,10 +398,51 @@ pub fn compiler() -> CelCompiler {
     CelCompiler::new(CEL_ENVIRONMENT_VERSION, EnvironmentMode::StoredExpressions)
 }
 
+/// Kyverno's policy validation of `webhookConfiguration.matchConditions`
+/// (`pkg/validation/policy` `ValidateCustomWebhookMatchConditions`): compiled in Kyverno's
+/// environment with no optional variable declared — neither `params` nor `authorizer` [quirk] —
+/// and `variables` declared empty (the composited compiler's).
+fn match_condition_check(p: &KyvernoPolicy) -> Vec<Compiled> {
+    use crate::environment::{ExpressionKind, VariableScope};
+    if p.spec.match_conditions.is_empty() {
+        return Vec::new();
+    }
+    let c = compiler();
+    let scope = VariableScope { variables: Some(Vec::new()), ..Default::default() };
+    // A messageExpression's declarations are the ones without `authorizer`.
+    let decls = c.declarations(ExpressionKind::MessageExpression, &scope);
+    let bool = crate::cel::checker::ExpectedResult::Bool;
+    let kind = ExpressionKind::MatchCondition;
+    p.spec
+        .match_conditions
+        .iter()
+        .map(|m| c.compile_in(&m.expression, kind, &decls, bool))
+        .collect()
+}
+
+/// `cel-compile` diagnostics for `c`, compiled from the policy's field `path`, each at its
+/// issue's position.
+fn positioned(
+    set: &PolicySet,
+    p: &KyvernoPolicy,
+    object: &str,
+    path: &str,
+    c: &Compiled,
+) -> Vec<Diagnostic> {
+    if c.error.is_none() {
+        return Vec::new();
+    }
+    let d = |m: &str| Diagnostic::error("cel-compile", m).with_field(format!("{object}: {path}"));
+    let (text, m) = (&set.text, &set.manifests);
+    let at = |i: &crate::cel::compile::Issue| {
+        crate::admission::dispatcher::position_issue(text, m, &p.source, path, c, i, d(&i.message))
+    };
+    c.issues.iter().map(at).collect()
+}
+
 /// Positioned `cel-compile` diagnostics for the CEL rules of `p` as written.
 fn compile_diagnostics(set: &PolicySet, p: &KyvernoPolicy) -> Vec<Diagnostic> {
     let compiler = compiler();
-    let text = &set.text;
     let object = p.display();
     let mut out = Vec::new();
     for rule in &p.spec.rules {
@@ -366,35 +451,8 @@ fn compile_diagnostics(set: &PolicySet, p: &KyvernoPolicy) -> Vec<Diagnostic> {
         let vap = engine::policy_for_rule(rule, cel, &v.message);
         let compiled = CompiledPolicy::new(&vap, &compiler);
         let base = &rule.path;
-        let mut push = |path: String, c: &Compiled| {
-            if c.error.is_none() {
-                return;
-            }
-            let whole = set.manifests.locate(&p.source, &path);
-            for issue in &c.issues {
-                let mut d = Diagnostic::error("cel-compile", issue.message.clone())
-                    .with_field(format!("{object}: {path}"));
-                let span = issue.span.and_then(|span| {
-                    let at = |o: u32| {
-                        set.manifests
-                            .locate_in_string(text, &p.source, &path, &c.source, o as usize)
-                    };
-                    let start = at(span.start)?.start;
-                    let end = at(span.end).map(|s| s.start).unwrap_or(start);
-                    Some(Span { start, end: end.max(start) })
-                });
-                match (span, whole) {
-                    (Some(s), Some((document, _))) => {
-                        d = d.with_span(s, SourceRef::Manifest { document })
-                    }
-                    (None, Some((document, pos))) => {
-                        d = d.with_span(pos.span, SourceRef::Manifest { document })
-                    }
-                    _ => {}
-                }
-                out.push(d);
-            }
-        };
+        let mut push =
+            |path: String, c: &Compiled| out.extend(positioned(set, p, &object, &path, c));
         let cp = format!("{base}.validate.cel");
         for (i, v) in compiled.variables.iter().enumerate() {
             push(format!("{cp}.variables[{i}].expression"), &v.compiled);
@@ -494,6 +552,9 @@ fn evaluate_as(
         .unwrap_or_default()
         .to_string();
     let mut result = KyvernoResult::default();
+    // The CLI knows nothing of webhooks: its engine ignores matchConditions.
+    let mut own = if cli.is_none() { webhook::policy_webhooks(&cx) } else { Vec::new() };
+    let rejected = own.iter_mut().find_map(|w| w.rejected.take());
     for (index, (p, generated)) in loaded.policies.iter().zip(&loaded.vaps).enumerate() {
         let mut pr = KyvernoPolicyResult {
             kind: p.kind.clone(),
@@ -521,6 +582,14 @@ fn evaluate_as(
             pr.reason = "spec.admission is false: Kyverno does not evaluate it at admission".into();
             result.policies.push(pr);
             continue;
+        }
+        if let Some(w) = own.iter().find(|w| w.index == index) {
+            pr.match_conditions = w.conditions.clone();
+            if let Some(why) = &w.skipped {
+                pr.reason = format!("its webhook {} is not called: {why}", w.name);
+                result.policies.push(pr);
+                continue;
+            }
         }
         let all: Vec<usize> = (0..p.spec.rules.len()).collect();
         match engine::validate_policy(&cx, index, &all) {
@@ -575,23 +644,47 @@ fn evaluate_as(
     // cluster-scoped requests).
     let ns = (!ns_name.is_empty()).then_some(webhook::Namespace { name: ns_name, labels: &labels });
     let mut response = AdmissionResponse { allowed: true, ..Default::default() };
-    for (name, ignore) in webhook::WEBHOOKS {
-        let w = webhook::call(&cx, name, ignore, ns.as_ref());
-        if w.incomplete {
-            diags.push(diagnostics::response_incomplete(name));
+    let main = webhook::WEBHOOKS.into_iter().map(|(name, ignore)| {
+        (name.to_string(), Some(webhook::call(&cx, ignore, ns.as_ref())), None, Vec::new())
+    });
+    let own = own.into_iter().map(|w| (w.name, w.response, w.skipped, w.conditions));
+    for (name, w, reason, match_conditions) in main.chain(own) {
+        let mut r = KyvernoWebhookResult {
+            name,
+            allowed: true,
+            reason,
+            match_conditions,
+            ..Default::default()
+        };
+        if let Some(w) = w {
+            if w.incomplete {
+                diags.push(diagnostics::response_incomplete(&r.name));
+            }
+            if let (Some(message), true) = (&w.denied, response.allowed) {
+                response.allowed = false;
+                response.status = Some(webhook::denial_status(&r.name, message));
+            }
+            response.warnings.extend(w.warnings.iter().cloned());
+            r.policies = w.evaluated;
+            r.allowed = w.denied.is_none();
+            r.message = w.denied;
+            r.warnings = w.warnings;
         }
-        if let (Some(message), true) = (&w.denied, response.allowed) {
-            response.allowed = false;
-            response.status = Some(webhook::denial_status(name, message));
+        result.webhooks.push(r);
+    }
+    // A matchCondition that failed under failurePolicy Fail: the apiserver rejects the request
+    // before it calls any validating webhook.
+    if let Some(status) = rejected {
+        let why = "not called: the apiserver rejected the request on a matchCondition before calling any validating webhook";
+        for r in result.webhooks.iter_mut().filter(|r| r.reason.is_none()) {
+            *r = KyvernoWebhookResult {
+                name: std::mem::take(&mut r.name),
+                allowed: true,
+                reason: Some(why.into()),
+                ..Default::default()
+            };
         }
-        response.warnings.extend(w.warnings.iter().cloned());
-        result.webhooks.push(KyvernoWebhookResult {
-            name: name.to_string(),
-            policies: w.evaluated,
-            allowed: w.denied.is_none(),
-            message: w.denied,
-            warnings: w.warnings,
-        });
+        response = AdmissionResponse { allowed: false, status: Some(status), ..Default::default() };
     }
     result.response = response;
     Some(Evaluation { result, diagnostics: diags })

@@ -75,6 +75,9 @@ pub struct Spec {
     pub admission: bool,
     /// `background` (default true): only affects background scans, not modelled.
     pub background: bool,
+    /// `webhookConfiguration.matchConditions`: when set, Kyverno registers a webhook of the
+    /// policy's own carrying them (`CustomWebhookMatchConditions`; [`super::webhook`]).
+    pub match_conditions: Vec<MatchCondition>,
 }
 
 /// `ValidationFailureActionOverride`.
@@ -321,6 +324,11 @@ fn named(v: Option<&Value>, path: &str, out: &mut Vec<Problem>) -> Vec<(String, 
         .collect()
 }
 
+fn conditions(v: Option<&Value>, path: &str, out: &mut Vec<Problem>) -> Vec<MatchCondition> {
+    let named = named(v, path, out).into_iter();
+    named.map(|(name, expression)| MatchCondition { name, expression }).collect()
+}
+
 fn named_keys(items: &[Value]) -> Vec<AuditAnnotation> {
     items
         .iter()
@@ -495,14 +503,11 @@ impl Rule {
                 .get("exclude")
                 .filter(|e| !e.is_null())
                 .map(|e| match_resources(e, &format!("{path}.exclude"), out)),
-            cel_preconditions: named(
+            cel_preconditions: conditions(
                 v.get("celPreconditions"),
                 &format!("{path}.celPreconditions"),
                 out,
-            )
-            .into_iter()
-            .map(|(name, expression)| MatchCondition { name, expression })
-            .collect(),
+            ),
             validate,
             has_mutate: present("mutate"),
             has_generate: present("generate"),
@@ -534,8 +539,13 @@ pub fn decode(obj: &Value, source: Source) -> (KyvernoPolicy, Vec<Problem>) {
                 .collect()
         })
         .unwrap_or_default();
-    let failure_policy = spec
-        .get("webhookConfiguration")
+    let webhook = spec.get("webhookConfiguration");
+    let match_conditions = conditions(
+        webhook.and_then(|w| w.get("matchConditions")),
+        "spec.webhookConfiguration.matchConditions",
+        &mut out,
+    );
+    let failure_policy = webhook
         .and_then(|w| w.get("failurePolicy"))
         .and_then(Value::as_str)
         .or_else(|| spec.get("failurePolicy").and_then(Value::as_str));
@@ -558,6 +568,7 @@ pub fn decode(obj: &Value, source: Source) -> (KyvernoPolicy, Vec<Problem>) {
             emit_warning: spec.get("emitWarning").and_then(Value::as_bool).unwrap_or(false),
             admission: spec.get("admission").and_then(Value::as_bool).unwrap_or(true),
             background: spec.get("background").and_then(Value::as_bool).unwrap_or(true),
+            match_conditions,
         },
         source,
         vap_generated: false,

@@ -6,11 +6,12 @@
 //! `docs/kyverno-semantics.md` §5, §6.
 
 use super::engine::{validate_policy, Context, EngineResponse, PreparedRule, RuleStatus};
-use super::matching::check_selector;
+use super::matching::{check_selector, parse_kind_selector};
 use super::policy::{is_enforce, is_valid_action, ActionOverride, KyvernoPolicy, Rule, Spec};
 use super::wildcard::matches as wildcard;
 use crate::admission::decision::{Status, StatusDetails};
 use crate::admission::labels::Selector;
+use crate::webhook::dispatcher::{match_conditions, ConditionResult, Env};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -140,7 +141,6 @@ pub struct Evaluated<'p> {
 
 /// What one webhook returned.
 pub struct WebhookResponse {
-    pub name: &'static str,
     /// The rejection message (`GetBlockedMessages`), when it blocks.
     pub denied: Option<String>,
     pub warnings: Vec<String>,
@@ -220,17 +220,18 @@ fn warning_messages(responses: &[Evaluated<'_>]) -> Vec<String> {
 }
 
 /// One webhook call (`HandleValidationEnforce`) over the policies of its failure policy.
-pub fn call(
-    cx: &Context<'_>,
-    name: &'static str,
-    ignore: bool,
-    ns: Option<&Namespace<'_>>,
-) -> WebhookResponse {
+pub fn call(cx: &Context<'_>, ignore: bool, ns: Option<&Namespace<'_>>) -> WebhookResponse {
     let mut enforce: Vec<Evaluated<'_>> = Vec::new();
     let mut audit_warn: Vec<Evaluated<'_>> = Vec::new();
     let request_ns = ns.map(|n| n.name).unwrap_or_default();
     for (index, p) in cx.kyverno.loaded.policies.iter().enumerate() {
-        if p.spec.failure_policy_ignore != ignore || !p.spec.admission || p.rejected.is_some() {
+        if p.spec.failure_policy_ignore != ignore
+            || !p.spec.admission
+            || p.rejected.is_some()
+            || !p.spec.match_conditions.is_empty()
+        {
+            // A policy with matchConditions is not in the policy cache: its own webhook
+            // evaluates it ([`policy_webhooks`]).
             continue;
         }
         if !p.namespace.is_empty() && p.namespace != request_ns {
@@ -261,6 +262,16 @@ pub fn call(
             }
         }
     }
+    respond(cx, ignore, enforce, audit_warn)
+}
+
+/// `HandleValidationEnforce` over the Enforce-path and audit-warn responses.
+fn respond(
+    cx: &Context<'_>,
+    ignore: bool,
+    enforce: Vec<Evaluated<'_>>,
+    audit_warn: Vec<Evaluated<'_>>,
+) -> WebhookResponse {
     let evaluated = enforce.iter().map(|e| e.policy.display()).collect();
     let incomplete = enforce
         .iter()
@@ -272,7 +283,6 @@ pub fn call(
     });
     if blocked {
         return WebhookResponse {
-            name,
             denied: Some(blocked_message(cx, &enforce)),
             warnings: Vec::new(),
             evaluated,
@@ -281,7 +291,165 @@ pub fn call(
     }
     let mut all = enforce;
     all.extend(audit_warn);
-    WebhookResponse { name, denied: None, warnings: warning_messages(&all), evaluated, incomplete }
+    WebhookResponse { denied: None, warnings: warning_messages(&all), evaluated, incomplete }
+}
+
+/// The webhook Kyverno registers for a policy with `webhookConfiguration.matchConditions`
+/// (`pkg/controllers/webhook`: `newWebhookPerPolicy`, `webhookNameAndPath`), and what the
+/// apiserver did with it for this request.
+pub struct PolicyWebhook {
+    /// The policy's index in the set.
+    pub index: usize,
+    /// `validate.kyverno.svc-<ignore|fail>-finegrained-<namespace>-<name>`.
+    pub name: String,
+    /// Every matchCondition evaluated, in order.
+    pub conditions: Vec<ConditionResult>,
+    /// Why it was not called; `None` when called.
+    pub skipped: Option<String>,
+    /// The apiserver's rejection: a matchCondition failed under failurePolicy Fail.
+    pub rejected: Option<Status>,
+    /// Kyverno's answer when called.
+    pub response: Option<WebhookResponse>,
+}
+
+/// `mergeWebhook` / `collectResourceDescriptions`: whether the rules of the policy's webhook
+/// (the kinds and operations of its validate, generate and image-verification rules, all four
+/// operations by default, less the `exclude.any` filters that name only kinds and operations)
+/// send it this request. Kinds resolve against the catalog (discovery), with the policy's scope
+/// for `*` kinds.
+fn webhook_rules_cover(cx: &Context<'_>, rules: &[Rc<PreparedRule>], namespaced: bool) -> bool {
+    let r = cx.request;
+    let main = cx.set.catalog.kind_for(&r.resource, "").unwrap_or_else(|| r.kind.clone());
+    let covers = |k: &str| {
+        let (g, v, kind, sub) = parse_kind_selector(k);
+        let sub_ok = match sub.as_str() {
+            "" => r.sub_resource.is_empty(),
+            "*" => true,
+            s => s == r.sub_resource,
+        };
+        let (group, version) = (&r.resource.group, &r.resource.version);
+        if kind == "*" {
+            let scope_ok = !namespaced || r.namespaced != Some(false);
+            return (g == "*" || g == *group) && (v == "*" || v == *version) && sub_ok && scope_ok;
+        }
+        wildcard(&g, &main.group)
+            && wildcard(&v, &main.version)
+            && wildcard(&kind, &main.kind)
+            && sub_ok
+    };
+    // An operation list holds `op`: all four by default.
+    let op = r.operation.as_str();
+    let has_op = |o: &[String]| o.is_empty() || o.iter().any(|x| x == op);
+    rules.iter().map(|p| &p.rule).any(|rule| {
+        if rule.validate.is_none() && !rule.has_generate && !rule.has_verify_images {
+            return false;
+        }
+        // Kind `k` with `op` is removed by an `exclude.any` filter of only kinds and operations.
+        let excluded = |k: &String| {
+            rule.exclude.iter().flat_map(|x| &x.any).any(|f| {
+                let d = &f.resources;
+                f.user.is_empty()
+                    && d.name.is_empty()
+                    && d.names.is_empty()
+                    && d.namespaces.is_empty()
+                    && d.annotations.as_ref().is_none_or(BTreeMap::is_empty)
+                    && d.selector.is_none()
+                    && d.namespace_selector.is_none()
+                    && (d.kinds.is_empty() || d.kinds.contains(k))
+                    && has_op(&d.operations)
+            })
+        };
+        let m = &rule.match_resources;
+        let mut filters = std::iter::once(&m.top).chain(&m.all).chain(&m.any);
+        filters.any(|f| {
+            let d = &f.resources;
+            has_op(&d.operations) && d.kinds.iter().any(|k| covers(k) && !excluded(k))
+        })
+    })
+}
+
+/// The webhooks Kyverno registers for the policies with `webhookConfiguration.matchConditions`,
+/// in its order (those with failurePolicy Ignore, then Fail): the apiserver sends the request
+/// when the webhook's rules cover it and every matchCondition is true (an error follows the
+/// policy's failurePolicy); Kyverno then evaluates the whole policy — all its rules, whatever
+/// their failure action — and, with `emitWarning`, again for warnings (`handlers.go`
+/// `retrieveAndCategorizePolicies` with URL parameters). Not registered: policies with
+/// `admission: false`, rejected ones, those whose rule Kyverno turned into a
+/// ValidatingAdmissionPolicy, and those without validate, generate or image-verification rules.
+pub fn policy_webhooks(cx: &Context<'_>) -> Vec<PolicyWebhook> {
+    let mut out = Vec::new();
+    let mut env = None;
+    for ignore in [true, false] {
+        for (index, p) in cx.kyverno.loaded.policies.iter().enumerate() {
+            let s = &p.spec;
+            if s.match_conditions.is_empty()
+                || s.failure_policy_ignore != ignore
+                || !s.admission
+                || p.rejected.is_some()
+                || p.vap_generated
+                || !s
+                    .rules
+                    .iter()
+                    .any(|r| r.validate.is_some() || r.has_generate || r.has_verify_images)
+            {
+                continue;
+            }
+            let Some(prepared) = cx.kyverno.prepared.get(index) else { continue };
+            let all: Vec<usize> = (0..s.rules.len()).collect();
+            let rules = prepared.computed(p, &all, &cx.request.kind.kind, &cx.kyverno.compiler);
+            let fp = if ignore { "ignore" } else { "fail" };
+            let mut w = PolicyWebhook {
+                index,
+                name: format!(
+                    "validate.kyverno.svc-{fp}-finegrained-{}",
+                    p.key().replace('/', "-")
+                ),
+                conditions: Vec::new(),
+                skipped: None,
+                rejected: None,
+                response: None,
+            };
+            if !webhook_rules_cover(cx, &rules, !p.namespace.is_empty()) {
+                w.skipped = Some("no rule of the webhook matches the request: Kyverno registers it for the kinds and operations of the policy's rules".into());
+                out.push(w);
+                continue;
+            }
+            let env = env.get_or_insert_with(|| Env {
+                version: cx.set.version,
+                authorizer: cx.set.authorizer(cx.request),
+                reviews: false,
+            });
+            let compiled = cx.kyverno.conditions.get(index).map(Vec::as_slice).unwrap_or_default();
+            let r = cx.request;
+            match match_conditions(
+                &s.match_conditions,
+                compiled,
+                r,
+                &r.kind,
+                env,
+                !ignore,
+                &mut w.conditions,
+            ) {
+                Err((None, why)) => w.skipped = Some(why),
+                Err((Some(status), why)) => {
+                    w.skipped = Some(why);
+                    w.rejected = Some(*status);
+                }
+                Ok(()) => {
+                    let evaluated = |on: bool| {
+                        let response = on.then(|| validate_policy(cx, index, &all))??;
+                        Some(Evaluated { policy: p, response })
+                    };
+                    let has_validate = s.rules.iter().any(|r| r.validate.is_some());
+                    let enforce = evaluated(has_validate).into_iter().collect();
+                    let warn = evaluated(has_validate && s.emit_warning).into_iter().collect();
+                    w.response = Some(respond(cx, ignore, enforce, warn));
+                }
+            }
+            out.push(w);
+        }
+    }
+    out
 }
 
 /// The rejection the apiserver returns for a webhook's denial (`webhookerrors.ToStatusErr`):

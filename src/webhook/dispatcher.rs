@@ -15,6 +15,7 @@ use crate::admission::matching::{
 };
 use crate::admission::request::{request_cel_value, AdmissionRequest};
 use crate::admission::resources::{GroupVersionKind, GroupVersionResource};
+use crate::admission::types::MatchCondition;
 use crate::admission::validator::{OUT_OF_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS};
 use crate::cel::compile::Compiled;
 use crate::cel::runtime::{Activation, CostTracker, DEFAULT_COST_LIMIT};
@@ -318,8 +319,33 @@ fn should_call(
     if h.match_conditions.is_empty() {
         return Should::Call(inv);
     }
+    let fail = h.failure_policy.as_deref() != Some("Ignore");
+    let mcs = &h.match_conditions;
+    match match_conditions(mcs, conditions, req, &inv.kind, env, fail, &mut trace.match_conditions)
+    {
+        Ok(()) => Should::Call(inv),
+        Err((None, why)) => Should::Skip(why),
+        Err((Some(s), why)) => Should::Reject(*s, why),
+    }
+}
+
+/// A webhook's matchConditions for a request matched as `kind` (`matchconditions.Matcher
+/// .Match`, and what `ShouldCallHook` makes of it), each outcome pushed to `trace`: `Ok` — all
+/// true, the webhook is called; `Err((None, why))` — one is false (the first false wins over
+/// errors), or one failed and `fail` is false (failurePolicy Ignore): skipped;
+/// `Err((Some(status), why))` — one failed under failurePolicy Fail: the request is rejected.
+/// Shared by the manifests' webhooks and the ones Kyverno registers per policy.
+pub fn match_conditions(
+    conditions: &[MatchCondition],
+    compiled: &[Compiled],
+    req: &AdmissionRequest,
+    kind: &GroupVersionKind,
+    env: &Env<'_>,
+    fail: bool,
+    trace: &mut Vec<ConditionResult>,
+) -> Result<(), (Option<Box<Status>>, String)> {
     // matchConditions see `request.kind` as matched and `request.resource` as sent [quirk].
-    let request = request_cel_value(req, &inv.kind, &req.resource);
+    let request = request_cel_value(req, kind, &req.resource);
     let object = req.object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
     let old_object = req.old_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
     let act = ConditionActivation {
@@ -331,7 +357,7 @@ fn should_call(
     let mut remaining = RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS;
     let mut whole_error = None;
     let mut results: Vec<Result<bool, String>> = Vec::new();
-    for (mc, c) in h.match_conditions.iter().zip(conditions) {
+    for (mc, c) in conditions.iter().zip(compiled) {
         let mut r = ConditionResult {
             name: mc.name.clone(),
             expression: mc.expression.clone(),
@@ -349,7 +375,7 @@ fn should_call(
                 if cost > remaining {
                     whole_error = Some(OUT_OF_BUDGET);
                     r.error = Some(OUT_OF_BUDGET.into());
-                    trace.match_conditions.push(r);
+                    trace.push(r);
                     break;
                 }
                 remaining -= cost;
@@ -370,32 +396,34 @@ fn should_call(
             Ok(b) => r.result = Some(*b),
             Err(e) => r.error = Some(e.clone()),
         }
-        trace.match_conditions.push(r);
+        trace.push(r);
         results.push(outcome);
     }
-    let fail = h.failure_policy.as_deref() != Some("Ignore");
     let error = match whole_error {
         Some(e) => Some(e.to_string()),
         None => {
             // The first false wins over any error (matcher.go).
             if let Some(i) = results.iter().position(|r| matches!(r, Ok(false))) {
-                let name = h.match_conditions.get(i).map(|m| m.name.as_str()).unwrap_or_default();
-                return Should::Skip(format!("matchCondition {name:?} evaluated to false"));
+                let name = conditions.get(i).map(|m| m.name.as_str()).unwrap_or_default();
+                return Err((None, format!("matchCondition {name:?} evaluated to false")));
             }
             let errors: Vec<String> = results.iter().filter_map(|r| r.clone().err()).collect();
             (!errors.is_empty()).then(|| aggregate(&errors))
         }
     };
     match error {
-        None => Should::Call(inv),
-        Some(e) if fail => Should::Reject(
-            forbidden(req, &e),
+        None => Ok(()),
+        Some(e) if fail => Err((
+            Some(Box::new(forbidden(req, &e))),
             format!(
                 "a matchCondition failed and failurePolicy is Fail: the request is rejected ({e})"
             ),
-        ),
-        Some(e) => Should::Skip(format!(
-            "a matchCondition failed and failurePolicy is Ignore: the webhook is skipped ({e})"
+        )),
+        Some(e) => Err((
+            None,
+            format!(
+                "a matchCondition failed and failurePolicy is Ignore: the webhook is skipped ({e})"
+            ),
         )),
     }
 }

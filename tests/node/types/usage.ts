@@ -191,7 +191,8 @@ export function kyverno(r: EvaluateResult): string[] {
   const result: "pass" | "fail" | "warn" | "error" | "skip" | undefined = rule?.result;
   // @ts-expect-error the result is one of Kyverno's five words, not any string
   const wrong: "passed" | undefined = rule?.result;
-  const webhooks: string[] = k.webhooks.map((w) => `${w.name} ${w.allowed}`);
+  const webhooks: string[] = k.webhooks.map((w) => `${w.name} ${w.allowed} ${w.reason ?? ""} ${w.matchConditions?.[0]?.result}`);
+  const condition: boolean | undefined = k.policies[0]?.matchConditions?.[0]?.result;
   const allowed: boolean = k.response.allowed;
-  return [String(result), String(wrong), ...webhooks, String(allowed)];
+  return [String(result), String(wrong), ...webhooks, String(allowed), String(condition)];
 }
