@@ -433,13 +433,13 @@ fn input_arg<T: DeserializeOwned>(what: &str, value: &JsValue) -> Result<T, JsEr
         }
         None => js_to_json(what, value)?,
     };
-    if !json.is_object() {
+    let Json::Object(map) = json else {
         return Err(JsError::new(&format!(
             "{what}: expected an object or its YAML/JSON text, got {}",
             js_type(value)
         )));
-    }
-    api::from_json(what, json).map_err(|e| JsError::new(&e))
+    };
+    api::from_json_object(what, map).map_err(|e| JsError::new(&e))
 }
 
 /// An optional object argument: `undefined`/`null` is the default.
@@ -447,11 +447,10 @@ fn optional_arg<T: DeserializeOwned + Default>(what: &str, value: &JsValue) -> R
     if value.is_null() || value.is_undefined() {
         return Ok(T::default());
     }
-    let json = js_to_json(what, value)?;
-    if !json.is_object() {
+    let Json::Object(map) = js_to_json(what, value)? else {
         return Err(JsError::new(&format!("{what}: expected an object, got {}", js_type(value))));
-    }
-    api::from_json(what, json).map_err(|e| JsError::new(&e))
+    };
+    api::from_json_object(what, map).map_err(|e| JsError::new(&e))
 }
 
 /// A JSON value's type, for messages.
