@@ -449,9 +449,9 @@ fn evaluate_input(what: &str, value: &JsValue) -> Result<EvaluateInput, JsError>
 fn evaluate_input_fast(value: &JsValue) -> Option<EvaluateInput> {
     let object = plain_object(value)?;
     let mut input = EvaluateInput::default();
-    for key in js_sys::Object::keys(object).iter() {
-        let key = key.as_string()?;
-        let v = js_sys::Reflect::get(value, &JsValue::from_str(&key)).ok()?;
+    for js_key in js_sys::Object::keys(object).iter() {
+        let key = large_string(&js_key)?;
+        let v = js_sys::Reflect::get(value, &js_key).ok()?;
         if v.is_undefined() {
             continue; // JSON.stringify leaves it out
         }
