@@ -210,6 +210,9 @@ impl<'de> Deserialize<'de> for Manifests {
             fn visit_unit<E: de::Error>(self) -> Result<Manifests, E> {
                 Ok(Manifests::default())
             }
+            // Out of line (as `Document`'s `visit_map`): the playground gives texts, and a
+            // page's first `evaluate()` compiles whatever this visitor holds.
+            #[inline(never)]
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Manifests, A::Error> {
                 Vec::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Manifests::List)
             }
@@ -235,6 +238,7 @@ impl<'de> Deserialize<'de> for Document {
             fn visit_none<E: de::Error>(self) -> Result<Document, E> {
                 Ok(Document::Object(Json::Null))
             }
+            #[inline(never)]
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Document, A::Error> {
                 Json::deserialize(de::value::MapAccessDeserializer::new(map)).map(Document::Object)
             }
@@ -246,7 +250,24 @@ impl<'de> Deserialize<'de> for Document {
 /// Deserialise a JS-facing input from its JSON value. Errors name the offending field, as
 /// `what.field[index]: message` (`evaluate input.manifests[1]: invalid type: …`).
 pub fn from_json<T: DeserializeOwned>(what: &str, value: Json) -> Result<T, String> {
-    serde_path_to_error::deserialize(value).map_err(|e| {
+    named_path(what, serde_path_to_error::deserialize(value))
+}
+
+/// [`from_json`] of `Json::Object(map)`, read as the map it holds (as serde_json reads an object
+/// value): the same value or error, without the code that reads a struct from a list, which a
+/// page's first `evaluate()` would otherwise compile for nothing.
+pub fn from_json_object<T: DeserializeOwned>(
+    what: &str,
+    map: Map<String, Json>,
+) -> Result<T, String> {
+    named_path(what, serde_path_to_error::deserialize(map))
+}
+
+fn named_path<T>(
+    what: &str,
+    result: Result<T, serde_path_to_error::Error<serde_json::Error>>,
+) -> Result<T, String> {
+    result.map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         if path == "." {
@@ -331,11 +352,15 @@ pub struct EvaluateResult {
     pub policies: Vec<PolicyTrace>,
     /// Every webhook of every webhook configuration, mutating before validating, each kind's
     /// configurations by name and their webhooks in order (`docs/webhook-semantics.md`).
+    #[serde(serialize_with = "crate::out_of_line::seq")]
     pub webhooks: Vec<WebhookTrace>,
     /// Kyverno policies (ClusterPolicy, Policy) and Kyverno's webhooks; absent when the
     /// manifests hold none. `response` above already combines Kyverno's answer.
     #[cfg(feature = "kyverno")]
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::out_of_line::option"
+    )]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub kyverno: Option<crate::kyverno::KyvernoResult>,
     /// Problems found (JavaScript receives them converted by `to_js`: UTF-16 positions).
@@ -520,7 +545,7 @@ pub fn evaluate_documents(
     let object_text = object_text.or(texts.object);
     let old_object_text = old_object_text.or(texts.old_object);
     let (request_fields, _) = parse(docs.request, "request");
-    let mut input: RequestInput = match request_fields.map(serde_json::from_value::<RequestInput>) {
+    let mut input: RequestInput = match request_fields.map(request_input) {
         Some(Ok(r)) => r,
         Some(Err(e)) => {
             diagnostics.push(
@@ -592,6 +617,21 @@ pub fn evaluate_documents(
     }
 }
 
+/// `serde_json::from_value::<RequestInput>`. An object (what every request is) is read as the
+/// map it holds, as `from_value` does; anything else goes through `from_value` itself, out of
+/// line: its sequence form (a struct read from a list) is code the first `evaluate()` of a page
+/// would otherwise compile for nothing.
+fn request_input(value: Json) -> Result<RequestInput, serde_json::Error> {
+    #[inline(never)]
+    fn other(value: Json) -> Result<RequestInput, serde_json::Error> {
+        serde_json::from_value(value)
+    }
+    match value {
+        Json::Object(m) => RequestInput::deserialize(m),
+        other_value => other(other_value),
+    }
+}
+
 /// kube-apiserver's admission chain for the parts modelled: MutatingAdmissionWebhook, then
 /// ValidatingAdmissionPolicy, then ValidatingAdmissionWebhook; the first rejection ends it.
 /// With the `kyverno` feature, Kyverno's validating webhook is one of the validating webhooks
@@ -620,18 +660,31 @@ fn admit(
         admission_chain(set, vap_set, request, catalog, &namespaces, diagnostics);
     // `request` is now the one validating admission receives (after the registry).
     #[cfg(feature = "kyverno")]
-    let kyverno = with_kyverno
-        .then(|| crate::kyverno::evaluate(set, request, &namespaces))
-        .flatten()
-        .map(|k| {
-            diagnostics.extend(k.diagnostics);
-            crate::kyverno::combine(&mut response, &k.result.response);
-            k.result
-        });
+    let kyverno = match with_kyverno {
+        true => kyverno_admission(set, request, &namespaces, &mut response, diagnostics),
+        false => None,
+    };
     diagnostics.extend(namespaces.assumed_diagnostic());
     #[cfg(not(feature = "kyverno"))]
     let kyverno = ();
     (response, policies, webhooks, kyverno, registry)
+}
+
+/// Kyverno's validating webhook on `request`, its answer combined into `response` (out of line:
+/// most manifests hold no Kyverno policy).
+#[cfg(feature = "kyverno")]
+#[inline(never)]
+fn kyverno_admission(
+    set: &PolicySet,
+    request: &AdmissionRequest,
+    namespaces: &crate::admission::namespaces::Namespaces,
+    response: &mut AdmissionResponse,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> KyvernoOut {
+    let k = crate::kyverno::evaluate(set, request, namespaces)?;
+    diagnostics.extend(k.diagnostics);
+    crate::kyverno::combine(response, &k.result.response);
+    Some(k.result)
 }
 
 /// What the registry makes of the request's object before validating admission: its object as
@@ -1185,18 +1238,24 @@ pub fn render(d: &Diagnostic, text: Option<&str>) -> String {
         _ => {}
     }
     if !d.field.is_empty() {
-        // apimachinery field errors already start with their path (`spec.x: Required value`):
-        // name only the object then.
-        let (object, path) = d.field.rsplit_once(": ").unwrap_or(("", d.field.as_str()));
-        if d.message.starts_with(&format!("{path}: ")) {
-            if !object.is_empty() {
-                head.push_str(&format!(": {object}"));
-            }
-        } else {
-            head.push_str(&format!(": {}", d.field));
-        }
+        render_field(d, &mut head);
     }
     format!("{head}: {}{snippet}", d.message)
+}
+
+/// [`render`]'s naming of the field (out of line: most diagnostics of a first result have none).
+#[inline(never)]
+fn render_field(d: &Diagnostic, head: &mut String) {
+    // apimachinery field errors already start with their path (`spec.x: Required value`):
+    // name only the object then.
+    let (object, path) = d.field.rsplit_once(": ").unwrap_or(("", d.field.as_str()));
+    if d.message.starts_with(&format!("{path}: ")) {
+        if !object.is_empty() {
+            head.push_str(&format!(": {object}"));
+        }
+    } else {
+        head.push_str(&format!(": {}", d.field));
+    }
 }
 
 #[cfg(test)]

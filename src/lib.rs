@@ -9,6 +9,7 @@ pub mod editor;
 #[cfg(feature = "kyverno")]
 pub mod kyverno;
 pub mod objects;
+mod out_of_line;
 pub mod webhook;
 // Many objects against one set of policies (the CLI's `audit`), and policy test files (`test`).
 pub mod audit;

@@ -102,7 +102,7 @@ pub fn complete(
     position: u32,
 ) -> Result<JsValue, JsError> {
     panic_hook();
-    let input: EvaluateInput = input_arg("complete(input)", &input)?;
+    let input = evaluate_input("complete(input)", &input)?;
     to_js_value(&editor::complete(&editor::Source::Manifests(&input), position))
 }
 
@@ -115,7 +115,7 @@ pub fn hover(
     position: u32,
 ) -> Result<JsValue, JsError> {
     panic_hook();
-    let input: EvaluateInput = input_arg("hover(input)", &input)?;
+    let input = evaluate_input("hover(input)", &input)?;
     to_js_value(&editor::hover(&editor::Source::Manifests(&input), position))
 }
 
@@ -164,7 +164,7 @@ pub fn evaluate(
     #[wasm_bindgen(unchecked_param_type = "EvaluateInput | string")] input: JsValue,
 ) -> Result<JsValue, JsError> {
     panic_hook();
-    let input: EvaluateInput = input_arg("evaluate(input)", &input)?;
+    let input = evaluate_input("evaluate(input)", &input)?;
     let set = api::compile(&input.manifests, &input.set_options());
     let docs = RequestDocuments::from_input(&input);
     let sources = texts_of(&docs);
@@ -179,7 +179,7 @@ pub fn typecheck(
     #[wasm_bindgen(unchecked_param_type = "EvaluateInput | string")] input: JsValue,
 ) -> Result<JsValue, JsError> {
     panic_hook();
-    let input: EvaluateInput = input_arg("typecheck(input)", &input)?;
+    let input = evaluate_input("typecheck(input)", &input)?;
     let text = input.manifests.to_text();
     let result = api::typecheck(&input);
     let none = RequestDocuments::default();
@@ -324,16 +324,7 @@ fn request_documents(
 }
 
 fn request_documents_fast(value: &JsValue) -> Option<(RequestDocuments, ObjectTexts)> {
-    let object = value.dyn_ref::<js_sys::Object>()?;
-    // Plain objects only (prototype Object.prototype, whose own prototype is null, or none):
-    // no array, function or class instance, whose `toJSON` would count.
-    let proto = js_sys::Object::get_prototype_of(value);
-    if Array::is_array(value)
-        || value.is_function()
-        || !(proto.is_null() || js_sys::Object::get_prototype_of(&proto).is_null())
-    {
-        return None;
-    }
+    let object = plain_object(value)?;
     let mut docs = RequestDocuments::default();
     let mut texts = ObjectTexts::default();
     for key in js_sys::Object::keys(object).iter() {
@@ -433,13 +424,88 @@ fn input_arg<T: DeserializeOwned>(what: &str, value: &JsValue) -> Result<T, JsEr
         }
         None => js_to_json(what, value)?,
     };
-    if !json.is_object() {
+    let Json::Object(map) = json else {
         return Err(JsError::new(&format!(
             "{what}: expected an object or its YAML/JSON text, got {}",
             js_type(value)
         )));
+    };
+    api::from_json_object(what, map).map_err(|e| JsError::new(&e))
+}
+
+/// An [`EvaluateInput`] argument. A plain object whose properties are all texts (or
+/// `objectsAsGiven` a boolean) — what the playground passes — is read property by property:
+/// each text taken as it is, as the general path ([`input_arg`]) reads it after stringifying
+/// the whole argument, parsing that JSON and reading the input from it. Anything else (another
+/// kind of value, an unknown property, a text that is not well-formed UTF-16, an option's
+/// unknown name) takes the general path, which gives the same input or the error.
+fn evaluate_input(what: &str, value: &JsValue) -> Result<EvaluateInput, JsError> {
+    match evaluate_input_fast(value) {
+        Some(input) => Ok(input),
+        None => input_arg(what, value),
     }
-    api::from_json(what, json).map_err(|e| JsError::new(&e))
+}
+
+fn evaluate_input_fast(value: &JsValue) -> Option<EvaluateInput> {
+    let object = plain_object(value)?;
+    let mut input = EvaluateInput::default();
+    for js_key in js_sys::Object::keys(object).iter() {
+        let key = large_string(&js_key)?;
+        let v = js_sys::Reflect::get(value, &js_key).ok()?;
+        if v.is_undefined() {
+            continue; // JSON.stringify leaves it out
+        }
+        if key == "objectsAsGiven" {
+            input.objects_as_given = v.as_bool()?;
+            continue;
+        }
+        let text = well_formed_text(&v)?;
+        let document = || Some(Document::Text(text.clone()));
+        match key.as_str() {
+            "manifests" => input.manifests = Manifests::Text(text),
+            "object" => input.object = document(),
+            "oldObject" => input.old_object = document(),
+            "request" => input.request = document(),
+            "schemas" => input.schemas = document(),
+            "kubernetesVersion" => input.kubernetes_version = Some(text),
+            "unboundPolicies" => input.unbound_policies = Some(option_named(&text)?),
+            "missingNamespaces" => input.missing_namespaces = Some(option_named(&text)?),
+            _ => return None,
+        }
+    }
+    Some(input)
+}
+
+/// `value` when it is a plain object (prototype `Object.prototype`, whose own prototype is null,
+/// or none): no array, function or class instance, whose `toJSON` would count.
+fn plain_object(value: &JsValue) -> Option<&js_sys::Object> {
+    let object = value.dyn_ref::<js_sys::Object>()?;
+    let proto = js_sys::Object::get_prototype_of(value);
+    if Array::is_array(value)
+        || value.is_function()
+        || !(proto.is_null() || js_sys::Object::get_prototype_of(&proto).is_null())
+    {
+        return None;
+    }
+    Some(object)
+}
+
+/// A JS string as the general path reads it through `JSON.stringify` and serde_json; `None`
+/// for anything else, and for a string with a lone surrogate (serde_json rejects the escape
+/// `JSON.stringify` writes for it; `TextEncoder` would write U+FFFD, so any U+FFFD goes the
+/// general way).
+fn well_formed_text(value: &JsValue) -> Option<String> {
+    let text = large_string(value)?;
+    (!text.contains('\u{fffd}')).then_some(text)
+}
+
+/// An option enum from its name, as serde reads it from a JSON string; `None` for an unknown
+/// name (the general path reports it).
+fn option_named<T: DeserializeOwned>(name: &str) -> Option<T> {
+    use serde::de::IntoDeserializer;
+    let d: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+        name.into_deserializer();
+    T::deserialize(d).ok()
 }
 
 /// An optional object argument: `undefined`/`null` is the default.
@@ -447,11 +513,10 @@ fn optional_arg<T: DeserializeOwned + Default>(what: &str, value: &JsValue) -> R
     if value.is_null() || value.is_undefined() {
         return Ok(T::default());
     }
-    let json = js_to_json(what, value)?;
-    if !json.is_object() {
+    let Json::Object(map) = js_to_json(what, value)? else {
         return Err(JsError::new(&format!("{what}: expected an object, got {}", js_type(value))));
-    }
-    api::from_json(what, json).map_err(|e| JsError::new(&e))
+    };
+    api::from_json_object(what, map).map_err(|e| JsError::new(&e))
 }
 
 /// A JSON value's type, for messages.

@@ -11,7 +11,7 @@
 //! Compile errors are not fatal: each failing expression keeps its error, which becomes its
 //! decision message when evaluated (spec §1.3).
 
-use super::types::ValidatingAdmissionPolicy;
+use super::types::{ValidatingAdmissionPolicy, Variable};
 use super::validation::{CompileRequest, ExpressionCompiler};
 use crate::cel::checker::{CheckOptions, ExpectedResult};
 use crate::cel::compile::{compile, regex_compiles, CompileOptions, Compiled};
@@ -22,6 +22,7 @@ use crate::cel::types::Type;
 use crate::environment::{
     declarations, EnvironmentMode, ExpressionKind, Features, KubeVersion, VariableScope,
 };
+use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Compiles admission expressions for one Kubernetes version and environment mode.
@@ -30,6 +31,20 @@ pub struct CelCompiler {
     pub mode: EnvironmentMode,
     features: Features,
     registry: Rc<Registry>,
+    /// API validation's variables compiled so far (see [`ExpressionCompiler`] below).
+    declared: RefCell<DeclaredVariables>,
+}
+
+/// The variables API validation compiled last, in order, with their static types: the
+/// expressions of one policy see the same variables, so each is compiled once per policy, not
+/// once per expression that sees it. A variable's type depends only on `has_params` and the
+/// variables before it, so a request whose variables start with the same names and expressions
+/// reuses that prefix.
+#[derive(Default)]
+struct DeclaredVariables {
+    has_params: bool,
+    /// Name, expression and static output type.
+    variables: Vec<(String, String, Type)>,
 }
 
 /// Every function implementation (standard library, cel-go extensions, Kubernetes libraries).
@@ -45,6 +60,7 @@ impl CelCompiler {
             mode,
             features: Features::for_version(version, mode),
             registry: shared_registry(),
+            declared: RefCell::default(),
         }
     }
 
@@ -92,24 +108,46 @@ impl CelCompiler {
         let options = CompileOptions { expected, ..self.options(kind) };
         compile(expression, decls, &self.registry, &options)
     }
+
+    /// `vars` compiled in order as API validation declares them (name and static type), through
+    /// the cache of the variables compiled last ([`DeclaredVariables`]). Out of line: most
+    /// policies have no variables.
+    #[inline(never)]
+    fn declare_variables(&self, vars: &[Variable], has_params: bool) -> Vec<(String, Type)> {
+        let mut cache = self.declared.borrow_mut();
+        if cache.has_params != has_params {
+            *cache = DeclaredVariables { has_params, variables: Vec::new() };
+        }
+        let same = cache
+            .variables
+            .iter()
+            .zip(vars)
+            .take_while(|((name, expression, _), v)| *name == v.name && *expression == v.expression)
+            .count();
+        cache.variables.truncate(same);
+        let mut declared: Vec<(String, Type)> =
+            cache.variables.iter().map(|(n, _, t)| (n.clone(), t.clone())).collect();
+        for v in &vars[same..] {
+            let scope = VariableScope {
+                has_params,
+                variables: Some(declared.clone()),
+                ..VariableScope::default()
+            };
+            let c = self.compile(&v.expression, ExpressionKind::Variable, &scope);
+            declared.push((v.name.clone(), c.output_type.clone()));
+            cache.variables.push((v.name.clone(), v.expression.clone(), c.output_type));
+        }
+        declared
+    }
 }
 
 impl ExpressionCompiler for CelCompiler {
     fn compile(&self, r: &CompileRequest<'_>) -> Result<(), String> {
-        let variables = r.variables.map(|vars| {
-            // API validation compiles variables in order; each later expression sees the
-            // earlier ones with their static types.
-            let mut declared: Vec<(String, Type)> = Vec::new();
-            for v in vars {
-                let scope = VariableScope {
-                    has_params: r.has_params,
-                    variables: Some(declared.clone()),
-                    ..VariableScope::default()
-                };
-                let c = CelCompiler::compile(self, &v.expression, ExpressionKind::Variable, &scope);
-                declared.push((v.name.clone(), c.output_type.clone()));
-            }
-            declared
+        // API validation compiles variables in order; each later expression sees the earlier
+        // ones with their static types.
+        let variables = r.variables.map(|vars| match vars {
+            [] => Vec::new(),
+            _ => self.declare_variables(vars, r.has_params),
         });
         let scope =
             VariableScope { has_params: r.has_params, variables, ..VariableScope::default() };
@@ -198,5 +236,57 @@ impl CompiledPolicy {
             })
             .collect();
         CompiledPolicy { variables, match_conditions, validations, audit_annotations }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admission::field::FieldPath;
+
+    fn vars(list: &[(&str, &str)]) -> Vec<Variable> {
+        list.iter()
+            .map(|(n, e)| Variable { name: n.to_string(), expression: e.to_string() })
+            .collect()
+    }
+
+    /// API validation's variables are compiled once per list, and a compiler that has seen one
+    /// list answers for another exactly as a fresh compiler does.
+    #[test]
+    fn declared_variables_are_reused_only_for_the_same_prefix() {
+        let field = FieldPath::new("spec.validations[0].expression");
+        let ints = vars(&[("a", "1"), ("b", "variables.a + 1")]);
+        let strings = vars(&[("a", "'x'"), ("b", "variables.a + 'y'")]);
+        let mixed = vars(&[("a", "1"), ("b", "string(variables.a) + 'y'")]);
+        let cases: Vec<(&[Variable], bool)> = vec![
+            (&ints, false),
+            (&strings, false),
+            (&ints, false),
+            (&mixed, false),
+            (&ints, true),
+            (&ints[..1], true),
+            (&strings, true),
+        ];
+        let shared = CelCompiler::new(KubeVersion::default(), EnvironmentMode::NewExpressions);
+        for (variables, has_params) in cases {
+            for expression in ["variables.b > 0", "variables.b.startsWith('x')", "variables.a > 0"]
+            {
+                let r = CompileRequest {
+                    field: &field,
+                    expression,
+                    kind: ExpressionKind::Validation,
+                    has_params,
+                    has_authorizer: false,
+                    variables: Some(variables),
+                };
+                let fresh =
+                    CelCompiler::new(KubeVersion::default(), EnvironmentMode::NewExpressions);
+                assert_eq!(
+                    ExpressionCompiler::compile(&shared, &r),
+                    ExpressionCompiler::compile(&fresh, &r),
+                    "{expression} with {variables:?}"
+                );
+            }
+        }
     }
 }

@@ -34,7 +34,10 @@ use std::collections::BTreeMap;
 pub struct AdmissionResponse {
     pub allowed: bool,
     /// The rejection, exactly as the apiserver builds it; absent when allowed.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::out_of_line::option"
+    )]
     pub status: Option<Status>,
     /// Warning texts in emission order (those the apiserver would drop as headers are dropped).
     pub warnings: Vec<String>,
@@ -353,13 +356,7 @@ pub fn dispatch(
     if let Some(v) = response.validation_failure() {
         response.audit_annotations.insert(VALIDATION_FAILURE_ANNOTATION_KEY.to_string(), v);
     }
-    let status = response.denied.first().map(|d| {
-        let name = resource_name_for_error(
-            &request.name,
-            request.object.as_ref().or(request.old_object.as_ref()),
-        );
-        forbidden_status(d, &request.resource.group, &request.resource.resource, &name)
-    });
+    let status = response.denied.first().map(|d| denial_status(d, request));
     if let (Some(at), Some(_)) = (first, &status) {
         if let Some(v) = out
             .policies
@@ -378,6 +375,17 @@ pub fn dispatch(
         audit_annotations: response.audit_annotations,
     };
     out
+}
+
+/// The response's status for the first denial (out of line: a first `evaluate()` that admits
+/// need not compile it).
+#[inline(never)]
+fn denial_status(d: &super::decision::DeniedDecision, request: &AdmissionRequest) -> Status {
+    let name = resource_name_for_error(
+        &request.name,
+        request.object.as_ref().or(request.old_object.as_ref()),
+    );
+    forbidden_status(d, &request.resource.group, &request.resource.resource, &name)
 }
 
 /// The trace reason of a policy no binding references.

@@ -42,7 +42,7 @@ impl<'a> Namespaces<'a> {
         let assumed = (set.setup.missing_namespaces == MissingNamespaces::Assume
             && !ns.is_empty()
             && !supplied.contains_key(ns))
-        .then(|| set.assumed_namespace(ns).map(|v| (ns.clone(), v)))
+        .then(|| assume(set, ns))
         .flatten();
         Namespaces { supplied, assumed, used: std::cell::Cell::new(false) }
     }
@@ -62,6 +62,13 @@ impl<'a> Namespaces<'a> {
         let (name, _) = self.assumed.as_ref().filter(|_| self.used.get())?;
         Some(super::diagnostics::namespace_assumed(name))
     }
+}
+
+/// The assumed namespace `ns` (out of line: most requests' namespaces are supplied or not
+/// assumed, and a page's first `evaluate()` compiles whatever sits in [`Namespaces::new`]).
+#[inline(never)]
+fn assume(set: &PolicySet, ns: &str) -> Option<(String, Rc<Json>)> {
+    set.assumed_namespace(ns).map(|v| (ns.to_string(), v))
 }
 
 impl NamespaceSource for Namespaces<'_> {

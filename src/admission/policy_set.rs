@@ -240,13 +240,7 @@ impl PolicySet {
         let rbac = if manifests.rbac.is_empty() {
             None
         } else {
-            match Rbac::from_objects(&manifests.rbac) {
-                Ok(r) => Some(Rc::new(r)),
-                Err(e) => {
-                    diagnostics.push(Diagnostic::error("rbac-invalid", e));
-                    None
-                }
-            }
+            load_rbac(&manifests.rbac, &mut diagnostics)
         };
         let catalog = manifests.catalog();
         let param_kinds = manifests
@@ -314,5 +308,18 @@ impl PolicySet {
             authorizer_value(self.rbac.clone(), user.clone()),
             request_resource_value(self.rbac.clone(), user, &resource),
         )
+    }
+}
+
+/// The RBAC objects of the manifests for the authorizer library (out of line: most manifests
+/// hold none, and a page's first `evaluate()` compiles whatever sits in [`PolicySet::build`]).
+#[inline(never)]
+fn load_rbac(objects: &[serde_json::Value], diagnostics: &mut Vec<Diagnostic>) -> Option<Rc<Rbac>> {
+    match Rbac::from_objects(objects) {
+        Ok(r) => Some(Rc::new(r)),
+        Err(e) => {
+            diagnostics.push(Diagnostic::error("rbac-invalid", e));
+            None
+        }
     }
 }

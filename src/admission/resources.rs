@@ -321,7 +321,9 @@ impl ResourceCatalog {
     }
 
     /// Add the served versions of a `CustomResourceDefinition` (JSON). Returns `false` if the
-    /// object lacks `spec.group` / `spec.names.plural` / `spec.names.kind`.
+    /// object lacks `spec.group` / `spec.names.plural` / `spec.names.kind`. (Out of line: most
+    /// manifests hold no CRD, and a page's first `evaluate()` compiles whatever its caller holds.)
+    #[inline(never)]
     pub fn add_crd(&mut self, crd: &Value) -> bool {
         let spec = &crd["spec"];
         let (Some(group), Some(plural), Some(kind)) = (

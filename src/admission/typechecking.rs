@@ -126,6 +126,8 @@ fn minor_of(s: &str) -> u32 {
 
 /// The schema the apiserver publishes for a CRD's served version `gvk`: the version's
 /// `openAPIV3Schema` with `apiVersion`/`kind` strings and `metadata` the ObjectMeta definition.
+/// (Out of line: most manifests hold no CRD.)
+#[inline(never)]
 pub fn crd_schema(crd: &Json, gvk: &GroupVersionKind) -> Option<Json> {
     let spec = crd.get("spec")?;
     if spec.get("group")?.as_str()? != gvk.group
@@ -454,7 +456,15 @@ pub fn check_policy(
             .unwrap_or(usize::MAX);
         (idx, usize::from(p.ends_with("messageExpression")))
     };
-    vap_eval_cel::sort::sort_by_key(&mut status, |(p, _)| order(p));
+    // Out of line, and only when there is something to order: most policies have no warning,
+    // and a page's first `evaluate()` compiles whatever this function holds.
+    #[inline(never)]
+    fn sort(status: &mut Vec<(String, String)>, order: impl Fn(&str) -> (usize, usize)) {
+        vap_eval_cel::sort::sort_by_key(status, |(p, _)| order(p));
+    }
+    if status.len() > 1 {
+        sort(&mut status, order);
+    }
     out.expression_warnings = status
         .into_iter()
         .map(|(field_ref, warning)| ExpressionWarning { field_ref, warning })

@@ -301,6 +301,39 @@ test("PolicySet.evaluate: an object, its JSON text and the whole argument as tex
   }
 });
 
+test("evaluate: an input of texts read property by property gives the general path's result", () => {
+  // evaluate(), typecheck(), complete() and hover() read a plain object of texts (the
+  // playground's input) without stringifying it; anything else goes through JSON.stringify and
+  // serde_json, which must give the same input, or the same error.
+  const ex = examples.find((e) => e.name === "replica-limit");
+  const input = {
+    manifests: example(ex.manifests),
+    object: example(ex.object),
+    request: example(ex.request),
+    kubernetesVersion: "1.33",
+    unboundPolicies: "preview",
+    missingNamespaces: "strict",
+    objectsAsGiven: false,
+    oldObject: undefined,
+  };
+  // `schemas: null` and a text as a String object take the general path.
+  const general = [{ ...input, schemas: null }, { ...input, manifests: new String(input.manifests) }, JSON.stringify(input)];
+  for (const call of [evaluate, typecheck]) {
+    const want = call(general[0]);
+    for (const g of general.slice(1)) assert.deepEqual(call(g), want);
+    assert.deepEqual(call(input), want);
+    assert.deepEqual(call(Object.assign(Object.create(null), input)), want);
+    assert.deepEqual(call({ ...input, objectsAsGiven: true }), call({ ...input, objectsAsGiven: true, schemas: null }));
+  }
+  assert.equal(evaluate(input).kubernetesVersion, "1.33");
+  // Errors are the general path's.
+  assert.throws(() => evaluate({ ...input, unboundPolicies: "all" }), /^Error: evaluate\(input\)\.unboundPolicies: unknown variant `all`, expected one of `skip`, `preview`, `bind`$/);
+  assert.throws(() => evaluate({ ...input, objectsAsGiven: "yes" }), /^Error: evaluate\(input\)\.objectsAsGiven: invalid type: string "yes", expected a boolean$/);
+  assert.throws(() => evaluate({ ...input, manifest: "" }), /^Error: evaluate\(input\)\.manifest: unknown field `manifest`/);
+  // A lone surrogate: serde_json rejects the escape JSON.stringify writes for it.
+  assert.throws(() => evaluate({ ...input, kubernetesVersion: "1.3\ud800" }), /^Error: evaluate\(input\)(\.kubernetesVersion)?: /);
+});
+
 test("half a setup: unboundPolicies and missingNamespaces (issue 13)", () => {
   const policyOnly = replicas.split("---")[0];
   const object = deployment(9);
