@@ -498,7 +498,6 @@ fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
                 if image_tag(str_at(v, "image")) == "latest" { "Always" } else { "IfNotPresent" };
             set_when(w, v, "imagePullPolicy", Json::from(policy), b'e');
         }
-        "core.v1.Pod" => pod(w, v),
         // SetDefaults_Volume: no source at all is an emptyDir; an image volume's pullPolicy as a
         // container's imagePullPolicy (behind ImageVolume).
         "core.v1.Volume" => {
@@ -524,6 +523,17 @@ fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
                 apply_rule(w, v, &steps, &mut at, &mut maps, b'o', &Json::from(name).to_string());
             }
         }
+        _ => coded_kinds(w, ty, v),
+    }
+}
+
+/// [`coded`]'s defaults of whole kinds and of rarer types, out of line: a page's first
+/// `evaluate()` (a Deployment) compiles only the code it runs, and `coded` runs for every
+/// container and volume.
+#[inline(never)]
+fn coded_kinds(w: &mut Walk, ty: &str, v: &mut Json) {
+    match ty {
+        "core.v1.Pod" => pod(w, v),
         // SetDefaults_NodeStatus: allocatable is the capacity when not given.
         "core.v1.NodeStatus" => {
             if let (None, Some(c)) = (v.get("allocatable"), v.get("capacity").cloned()) {

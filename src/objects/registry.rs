@@ -109,6 +109,8 @@ pub fn before_validation(
 }
 
 /// [`before_validation`] on `out` itself (the request path owns its object: no copy of it).
+/// The steps of other kinds and of updates are `#[inline(never)]`: V8 compiles a wasm function
+/// whole on its first call, and a page's first `evaluate()` creates a Deployment.
 pub fn before_validation_in_place(
     request: &Request,
     out: &mut Json,
@@ -362,12 +364,14 @@ fn meta_common(r: &mut Run, out: &mut Json, request: &Request, old: Option<&Json
 }
 
 /// `metadata.generation` = the old one + 1.
+#[inline(never)]
 fn bump(r: &mut Run, out: &mut Json, old: &Json) {
     let g = old.pointer("/metadata/generation").and_then(Json::as_i64).unwrap_or(0);
     r.set(out, &["metadata", "generation"], Some(Json::from(g.saturating_add(1))));
 }
 
 /// Whether the CRD's version `ver` has the status subresource.
+#[inline(never)]
 fn crd_status(crds: &[Json], group: &str, ver: &str, kind: &str) -> bool {
     crds.iter()
         .filter(|c| {
@@ -385,6 +389,7 @@ fn crd_status(crds: &[Json], group: &str, ver: &str, kind: &str) -> bool {
 /// written back on every conversion to v1): at least 1 on create (daemonSetStrategy.
 /// PrepareForCreate); the old one on update, + 1 when the pod template changed
 /// (PrepareForUpdate).
+#[inline(never)]
 fn template_generation(r: &mut Run, out: &mut Json, old: Option<&Json>) {
     const KEY: &str = "deprecated.daemonset.template.generation";
     let read = |v: &Json| {
@@ -405,6 +410,7 @@ fn template_generation(r: &mut Run, out: &mut Json, old: Option<&Json>) {
 
 /// jobStrategy.PrepareForCreate's generateSelector (unless `manualSelector`): the pod template
 /// labelled with the job's name and uid, the selector matching the uid.
+#[inline(never)]
 fn job_selector(r: &mut Run, out: &mut Json) {
     let name = out.pointer("/metadata/name").cloned().unwrap_or(Json::from(""));
     let uid = out.pointer("/metadata/uid").cloned().unwrap_or(Json::from(""));
@@ -429,6 +435,7 @@ fn job_selector(r: &mut Run, out: &mut Json) {
 }
 
 /// namespaceStrategy.PrepareForCreate: the `kubernetes` finalizer is appended when missing.
+#[inline(never)]
 fn namespace_finalizer(r: &mut Run, out: &mut Json) {
     let mut list: Vec<Json> =
         out.pointer("/spec/finalizers").and_then(Json::as_array).cloned().unwrap_or_default();
@@ -441,6 +448,7 @@ fn namespace_finalizer(r: &mut Run, out: &mut Json) {
 /// podStrategy.PrepareForCreate's status: phase Pending, the QoS class
 /// (`pkg/apis/core/helper/qos` ComputePodQOS) and, with scheduling gates, the PodScheduled
 /// condition `SchedulingGated` (`applySchedulingGatedCondition`).
+#[inline(never)]
 fn pod_status(pod: &Json) -> Json {
     let mut status = Map::new();
     status.insert("phase".into(), Json::from("Pending"));
