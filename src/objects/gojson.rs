@@ -170,7 +170,7 @@ fn plans_for(model: &Model, version: KubeVersion) -> Rc<Plans> {
 /// The index in [`Model::types`] of the struct type a shape ends in (`[*@apps.v1.X` → X's).
 fn shape_type(model: &Model, shape: &str) -> Option<usize> {
     let name = &shape[shape.find('@')? + 1..];
-    model.types.binary_search_by(|(n, _)| (*n).cmp(name)).ok()
+    model.index(name)
 }
 
 /// A step of [`Walk`]'s current path.
@@ -339,7 +339,8 @@ impl<'m> Walk<'m> {
         if let Some(Some(p)) = self.plans.plans.borrow().get(index) {
             return Some(p.clone());
         }
-        let (ty, fields) = self.model.types.get(index)?;
+        let ty = self.model.types.get(index)?.name;
+        let fields = self.model.fields_at(index)?;
         let mut table = [0u8; SLOTS];
         if fields.len() < SLOTS {
             for (i, f) in fields.iter().enumerate() {
@@ -382,7 +383,7 @@ impl<'m> Walk<'m> {
 
     /// The fields of a plan's type.
     fn fields_of(&self, plan: &Plan) -> &'m [Field] {
-        self.model.types.get(plan.index).map_or(&[], |(_, f)| f.as_slice())
+        self.model.fields_at(plan.index).unwrap_or(&[])
     }
 
     fn enter(&mut self, step: Step) {
@@ -394,7 +395,7 @@ impl<'m> Walk<'m> {
 
     /// Normalise a whole object of root type `root`.
     pub fn object(&mut self, v: &mut Json, root: &str) {
-        let ty = self.model.types.binary_search_by(|(n, _)| (*n).cmp(root)).ok();
+        let ty = self.model.index(root);
         self.decode(v, "@", ty);
         self.default(v, "@", ty);
         self.encode(v, "@", ty);

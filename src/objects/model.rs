@@ -14,7 +14,7 @@
 //! over once (the parser only needs a `&'static str`), as `shared/guides/schemas.md` proposes
 //! for schema descriptions.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 use crate::environment::KubeVersion;
@@ -36,21 +36,51 @@ pub struct Field {
     pub default: Option<&'static str>,
 }
 
+/// One struct type: its qualified name, and its fields parsed from the table's line on first use
+/// (a request reaches a few dozen of the version's types; parsing all of them was most of the
+/// first request's normalising).
+#[derive(Debug)]
+pub struct Type {
+    pub name: &'static str,
+    /// The line's field specs, after the type's name.
+    specs: &'static str,
+    fields: OnceCell<Vec<Field>>,
+}
+
 /// The types of one Kubernetes version. Both lists are sorted by name (the generated file is)
 /// and searched by bisection: no hash map code in the wasm for a few hundred lookups.
 #[derive(Debug, Default)]
 pub struct Model {
     /// Struct types by qualified name (`apps.v1.DeploymentSpec`).
-    pub types: Vec<(&'static str, Vec<Field>)>,
+    pub types: Vec<Type>,
     /// Root type of each top-level kind, by `group/version/Kind` (core: `v1/Kind`).
     pub kinds: Vec<(&'static str, &'static str)>,
+    /// The version's bit in the table's masks.
+    bit: u32,
 }
 
 impl Model {
+    /// The index of struct type `ty` in [`Model::types`].
+    pub fn index(&self, ty: &str) -> Option<usize> {
+        self.types.binary_search_by(|t| t.name.cmp(ty)).ok()
+    }
+
+    /// The fields of the type at `index`.
+    pub fn fields_at(&self, index: usize) -> Option<&[Field]> {
+        let t = self.types.get(index)?;
+        let bit = self.bit;
+        Some(t.fields.get_or_init(|| {
+            t.specs
+                .split(' ')
+                .filter(|f| !f.is_empty())
+                .filter_map(|f| parse_field(f, bit))
+                .collect()
+        }))
+    }
+
     /// The fields of struct type `ty`.
     pub fn fields(&self, ty: &str) -> Option<&[Field]> {
-        let i = self.types.binary_search_by(|(n, _)| (*n).cmp(ty)).ok()?;
-        self.types.get(i).map(|(_, f)| f.as_slice())
+        self.fields_at(self.index(ty)?)
     }
 
     /// The root type of a kind (`group` empty for core).
@@ -100,26 +130,27 @@ fn parse_field(spec: &'static str, bit: u32) -> Option<Field> {
 /// Build the model of one version from the generated table.
 fn load(version: KubeVersion) -> Model {
     let bit = 1u32 << version.minor.saturating_sub(30).min(31);
-    let mut m = Model::default();
+    let mut m = Model { bit, ..Model::default() };
     for line in TYPES.lines() {
         if line.starts_with('#') {
             continue;
         }
-        let mut parts = line.split(' ');
+        let mut parts = line.splitn(3, ' ');
         let (Some(mask), Some(name)) = (parts.next(), parts.next()) else { continue };
         if parse_mask(mask) & bit == 0 {
             continue;
         }
+        let rest = parts.next().unwrap_or("");
         if let Some(kind) = name.strip_prefix('=') {
-            if let Some(root) = parts.next() {
+            if let Some(root) = rest.split(' ').next().filter(|r| !r.is_empty()) {
                 m.kinds.push((kind, root));
             }
             continue;
         }
-        m.types.push((name, parts.filter_map(|f| parse_field(f, bit)).collect()));
+        m.types.push(Type { name, specs: rest, fields: OnceCell::new() });
     }
     // The generator writes lines sorted; sorting again keeps the bisection right regardless.
-    vap_eval_cel::sort::sort_by(&mut m.types, |a, b| a.0.cmp(b.0));
+    vap_eval_cel::sort::sort_by(&mut m.types, |a, b| a.name.cmp(b.name));
     vap_eval_cel::sort::sort_by(&mut m.kinds, |a, b| a.0.cmp(b.0));
     m
 }
@@ -150,8 +181,9 @@ mod tests {
         for minor in 30..=37 {
             let m = model(KubeVersion::new(minor));
             assert!(m.kinds.len() > 50, "1.{minor}: {} kinds", m.kinds.len());
-            for (ty, fields) in &m.types {
-                for f in fields {
+            for (i, t) in m.types.iter().enumerate() {
+                let ty = t.name;
+                for f in m.fields_at(i).unwrap() {
                     if let Some(i) = f.shape.find('@') {
                         let target = &f.shape[i + 1..];
                         assert!(m.fields(target).is_some(), "1.{minor} {ty}.{}: {target}", f.name);
