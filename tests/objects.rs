@@ -605,6 +605,50 @@ mod registry {
     }
 
     #[test]
+    fn pod_qos_from_pod_level_resources() {
+        // qos.ComputePodQOS under PodLevelResources (beta on from 1.34): a Pod with
+        // spec.resources is classed by the pod level; before PodLevelResourcesFixKubeletQOSClass
+        // (beta on from 1.37, kubernetes#137150) even an empty spec.resources is, which made
+        // kubernetes#135082's pod with Guaranteed containers BestEffort.
+        let guaranteed = json!({"requests": {"cpu": "100m", "memory": "50Mi"},
+                                "limits": {"cpu": "100m", "memory": "50Mi"}});
+        let pod = |level: Value, res: Value| {
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+                "spec": {"resources": level, "containers": [{"name": "c", "image": "x:1", "resources": res}]}})
+        };
+        let qos = |level: Value, res: Value, minor: u32| {
+            create(pod(level, res), minor).0["status"]["qosClass"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        };
+        // kubernetes#135082: empty pod-level resources, Guaranteed containers.
+        assert_eq!(qos(json!({}), guaranteed.clone(), 33), "Guaranteed");
+        assert_eq!(qos(json!({}), guaranteed.clone(), 36), "BestEffort");
+        assert_eq!(qos(json!({}), guaranteed.clone(), 37), "Guaranteed");
+        // Pod-level requests and limits equal for cpu and memory: Guaranteed whatever the
+        // containers give. Limits alone: 1.34–1.36 default the requests from them first; 1.37's
+        // Pod strategy does (PodLevelResourcesFixDefaulting, not modelled), so there the
+        // requests are given.
+        let level = json!({"limits": {"cpu": "1", "memory": "1Gi"}});
+        for minor in [34, 36] {
+            assert_eq!(qos(level.clone(), json!({}), minor), "Guaranteed", "1.{minor}");
+        }
+        let both = json!({"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "1Gi"}});
+        assert_eq!(qos(both, json!({}), 37), "Guaranteed");
+        assert_eq!(qos(level.clone(), json!({}), 33), "BestEffort");
+        // Requests without limits at the pod level: Burstable; a limit on cpu only: Burstable.
+        assert_eq!(qos(json!({"requests": {"cpu": "1"}}), guaranteed.clone(), 37), "Burstable");
+        assert_eq!(qos(json!({"limits": {"cpu": "1"}}), json!({}), 37), "Burstable");
+        // From 1.37 a pod level with only unsupported resources leaves the containers to decide;
+        // in 1.36 it decides: its cpu and memory requests defaulted from the containers', no
+        // cpu or memory limit, so Burstable.
+        let other = json!({"limits": {"example.com/x": "1"}});
+        assert_eq!(qos(other.clone(), guaranteed.clone(), 37), "Guaranteed");
+        assert_eq!(qos(other, guaranteed, 36), "Burstable");
+    }
+
+    #[test]
     fn daemon_set_template_generation() {
         // apps/v1 conversion.go: spec.templateGeneration travels as the annotation
         // deprecated.daemonset.template.generation; daemonSetStrategy: 1 on create, + 1 on a

@@ -108,6 +108,9 @@ pub const GATES: &[(&str, u32)] = &[
     // Beta on since 1.37 (kubernetes#140514): the pod-level defaults leave `SetDefaults_Pod`
     // for the Pod strategy's PrepareForCreate/PrepareForUpdate (not modelled).
     ("PodLevelResourcesFixDefaulting", 37),
+    // Beta on since 1.37 (kubernetes#137150; the registry's Pod QoS class): pod-level resources
+    // decide the class only when they request or limit a supported resource, not when empty.
+    ("PodLevelResourcesFixKubeletQOSClass", 37),
     // Alpha 1.31, beta off 1.33, beta on since 1.35 (`SetDefaults_Volume`: image pullPolicy).
     ("ImageVolume", 35),
     // Alpha since 1.24, beta on since 1.35 (`SetDefaults_StatefulSet`: rollingUpdate

@@ -146,7 +146,7 @@ pub fn before_validation_in_place(
             }
             let status = match s.2 {
                 Status::Reset => Some(Json::Object(Map::new())),
-                Status::Pod => Some(pod_status(out)),
+                Status::Pod => Some(pod_status(out, version)),
                 Status::Namespace => Some(serde_json::json!({"phase": "Active"})),
                 Status::Untouched => None,
             };
@@ -449,10 +449,10 @@ fn namespace_finalizer(r: &mut Run, out: &mut Json) {
 /// (`pkg/apis/core/helper/qos` ComputePodQOS) and, with scheduling gates, the PodScheduled
 /// condition `SchedulingGated` (`applySchedulingGatedCondition`).
 #[inline(never)]
-fn pod_status(pod: &Json) -> Json {
+fn pod_status(pod: &Json, version: KubeVersion) -> Json {
     let mut status = Map::new();
     status.insert("phase".into(), Json::from("Pending"));
-    status.insert("qosClass".into(), Json::from(pod_qos(pod)));
+    status.insert("qosClass".into(), Json::from(pod_qos(pod, version)));
     let gated = pod
         .pointer("/spec/schedulingGates")
         .and_then(Json::as_array)
@@ -467,11 +467,14 @@ fn pod_status(pod: &Json) -> Json {
     Json::Object(status)
 }
 
-/// ComputePodQOS over the containers and init containers: only cpu and memory count, and only
-/// positive quantities; Guaranteed when every container limits both and the summed requests
-/// equal the summed limits, BestEffort with neither, else Burstable. (Pod-level resources,
-/// which decide the class when given under PodLevelResources, are not modelled.)
-fn pod_qos(pod: &Json) -> &'static str {
+/// ComputePodQOS (pkg/apis/core/helper/qos): only cpu and memory count, and only positive
+/// quantities; Guaranteed when every container limits both and the summed requests equal the
+/// summed limits, BestEffort with neither, else Burstable. Under PodLevelResources (on from
+/// 1.34) a Pod with `spec.resources` is classed by its pod-level requests and limits instead —
+/// in 1.34–1.36 whenever `spec.resources` is there, even empty (kubernetes#135082); from 1.37
+/// (PodLevelResourcesFixKubeletQOSClass, kubernetes#137150) only when it requests or limits cpu,
+/// memory or a hugepage size.
+fn pod_qos(pod: &Json, version: KubeVersion) -> &'static str {
     let mut requests: Vec<(String, Quantity)> = Vec::new();
     let mut limits: Vec<(String, Quantity)> = Vec::new();
     let mut guaranteed = true;
@@ -487,15 +490,36 @@ fn pod_qos(pod: &Json) -> &'static str {
         None => sum.push((name.to_string(), q)),
     };
     let positive = |v: &Json| super::defaults::quantity(v).filter(|q| q.sign() > 0);
-    for list in ["containers", "initContainers"] {
-        let Some(cs) = pod.pointer(&format!("/spec/{list}")).and_then(Json::as_array) else {
-            continue;
-        };
+    let level = pod.pointer("/spec/resources").filter(|r| r.is_object());
+    let pod_level = level.filter(|r| {
+        use super::defaults::gate_enabled;
+        let supported = |k: &String| k == "cpu" || k == "memory" || k.starts_with("hugepages-");
+        let set = ["requests", "limits"].iter().any(|kind| {
+            r.get(kind).and_then(Json::as_object).is_some_and(|m| m.keys().any(supported))
+        });
+        gate_enabled("PodLevelResources", version)
+            && (!gate_enabled("PodLevelResourcesFixKubeletQOSClass", version) || set)
+    });
+    let containers = |list: &str| {
+        pod.pointer(&format!("/spec/{list}")).and_then(Json::as_array).map(Vec::as_slice)
+    };
+    // The pod level is one "container" here, except that it may give no limits at all.
+    let lists: [&[Json]; 2] = match pod_level {
+        Some(r) => [std::slice::from_ref(r), &[]],
+        None => {
+            [containers("containers").unwrap_or(&[]), containers("initContainers").unwrap_or(&[])]
+        }
+    };
+    for cs in lists {
         for c in cs {
             let mut found = 0;
+            let resources = if pod_level.is_some() { Some(c) } else { c.get("resources") };
+            let limited = resources
+                .and_then(|r| r.get("limits"))
+                .and_then(Json::as_object)
+                .is_some_and(|m| !m.is_empty());
             for (kind, sum) in [("requests", &mut requests), ("limits", &mut limits)] {
-                let Some(m) = c.pointer(&format!("/resources/{kind}")).and_then(Json::as_object)
-                else {
+                let Some(m) = resources.and_then(|r| r.get(kind)).and_then(Json::as_object) else {
                     continue;
                 };
                 for (name, v) in m.iter().filter(|(n, _)| *n == "cpu" || *n == "memory") {
@@ -507,7 +531,8 @@ fn pod_qos(pod: &Json) -> &'static str {
                     }
                 }
             }
-            if found < 2 {
+            // At the pod level, only limits that are given must hold both.
+            if found < 2 && (pod_level.is_none() || limited) {
                 guaranteed = false;
             }
         }
