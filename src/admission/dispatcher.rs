@@ -511,17 +511,9 @@ pub(super) fn compile_diagnostics(
     compiled: &CompiledPolicy,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let name = &policy.object.metadata.name;
+    let object = format!("ValidatingAdmissionPolicy/{}", policy.object.metadata.name);
     let mut push = |path: String, c: &crate::cel::compile::Compiled| {
-        if c.error.is_none() {
-            return;
-        }
-        let field = format!("ValidatingAdmissionPolicy/{name}: {path}");
-        for issue in &c.issues {
-            let d =
-                Diagnostic::error("cel-compile", issue.message.clone()).with_field(field.clone());
-            out.push(position_issue(text, manifests, &policy.source, &path, c, issue, d));
-        }
+        out.extend(cel_compile_diagnostics(text, manifests, &policy.source, &object, &path, c));
     };
     for (i, v) in compiled.variables.iter().enumerate() {
         push(format!("spec.variables[{i}].expression"), &v.compiled);
@@ -539,6 +531,28 @@ pub(super) fn compile_diagnostics(
         push(format!("spec.auditAnnotations[{i}].valueExpression"), c);
     }
     out
+}
+
+/// `cel-compile` diagnostics for the expression at `path` of `object` (as diagnostics name it,
+/// e.g. `ValidatingAdmissionPolicy/x`), read from `source`: one per issue, at its position;
+/// none when it compiled.
+pub(crate) fn cel_compile_diagnostics(
+    text: &str,
+    manifests: &Manifests,
+    source: &super::manifests::Source,
+    object: &str,
+    path: &str,
+    c: &crate::cel::compile::Compiled,
+) -> Vec<Diagnostic> {
+    if c.error.is_none() {
+        return Vec::new();
+    }
+    let field = format!("{object}: {path}");
+    let at = |issue: &crate::cel::compile::Issue| {
+        let d = Diagnostic::error("cel-compile", issue.message.clone()).with_field(field.clone());
+        position_issue(text, manifests, source, path, c, issue, d)
+    };
+    c.issues.iter().map(at).collect()
 }
 
 /// Give `d` the manifest position of `issue` inside the expression at `path` of the object at

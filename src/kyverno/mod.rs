@@ -429,15 +429,8 @@ fn positioned(
     path: &str,
     c: &Compiled,
 ) -> Vec<Diagnostic> {
-    if c.error.is_none() {
-        return Vec::new();
-    }
-    let d = |m: &str| Diagnostic::error("cel-compile", m).with_field(format!("{object}: {path}"));
     let (text, m) = (&set.text, &set.manifests);
-    let at = |i: &crate::cel::compile::Issue| {
-        crate::admission::dispatcher::position_issue(text, m, &p.source, path, c, i, d(&i.message))
-    };
-    c.issues.iter().map(at).collect()
+    crate::admission::dispatcher::cel_compile_diagnostics(text, m, &p.source, object, path, c)
 }
 
 /// Positioned `cel-compile` diagnostics for the CEL rules of `p` as written.

@@ -28,11 +28,6 @@ pub fn duplicate(kind: &str, name: &str) -> Diagnostic {
     )
 }
 
-/// A matchCondition expression that does not compile for evaluation (StoredExpressions).
-pub fn match_condition_compile(field: String, message: String) -> Diagnostic {
-    Diagnostic::error("cel-compile", message).with_field(field)
-}
-
 /// A webhook matched only through `matchPolicy: Equivalent`: the apiserver would convert the
 /// object to the matched version, which vap-eval cannot do.
 pub fn needs_conversion(field: String, kind: &str) -> Diagnostic {

@@ -15,8 +15,8 @@ pub mod types;
 pub mod validation;
 
 use crate::admission::compile::CelCompiler;
+use crate::admission::dispatcher::cel_compile_diagnostics;
 use crate::admission::manifests::Manifests;
-use crate::cel::compile::Compiled;
 use crate::diagnostic::{Diagnostic, SourceRef};
 use crate::environment::{ExpressionKind, VariableScope};
 use dispatcher::CompiledConfiguration;
@@ -67,7 +67,9 @@ impl WebhookSet {
                     let scope = VariableScope::default();
                     let k = runtime.compile(&mc.expression, ExpressionKind::MatchCondition, &scope);
                     let path = format!("webhooks[{w}].matchConditions[{i}].expression");
-                    cel.extend(compile_diagnostics(text, manifests, &c.source, &object, &path, &k));
+                    cel.extend(cel_compile_diagnostics(
+                        text, manifests, &c.source, &object, &path, &k,
+                    ));
                     compiled.push(k);
                 }
                 conditions.push(compiled);
@@ -90,26 +92,4 @@ impl WebhookSet {
         }
         WebhookSet { configurations, diagnostics: diags }
     }
-}
-
-/// Positioned diagnostics for a matchCondition that does not compile.
-fn compile_diagnostics(
-    text: &str,
-    manifests: &Manifests,
-    source: &crate::admission::manifests::Source,
-    object: &str,
-    path: &str,
-    c: &Compiled,
-) -> Vec<Diagnostic> {
-    if c.error.is_none() {
-        return Vec::new();
-    }
-    c.issues
-        .iter()
-        .map(|issue| {
-            let field = format!("{object}: {path}");
-            let d = diagnostics::match_condition_compile(field, issue.message.clone());
-            crate::admission::dispatcher::position_issue(text, manifests, source, path, c, issue, d)
-        })
-        .collect()
 }
