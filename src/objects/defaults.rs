@@ -705,7 +705,7 @@ fn pod_level(w: &mut Walk, v: &mut Json) {
 }
 
 /// A resource list, in its keys' order, of the quantities that parse.
-type Resources = Vec<(String, Quantity)>;
+pub(super) type Resources = Vec<(String, Quantity)>;
 
 /// A quantity given as a JSON string or number.
 pub(super) fn quantity(v: &Json) -> Option<Quantity> {
@@ -759,14 +759,26 @@ fn aggregate(spec: &Json, kind: &str) -> Resources {
 fn merge(to: &mut Resources, from: &Resources, sum: bool) {
     for (k, q) in from {
         match to.iter_mut().find(|(n, _)| n == k) {
-            None => to.push((k.clone(), q.clone())),
-            Some((_, s)) if sum => *s = s.add(q).unwrap_or_else(|_| s.clone()),
-            Some((_, s)) => {
+            Some((_, s)) if !sum => {
                 if q.compare(s) == std::cmp::Ordering::Greater {
                     *s = q.clone();
                 }
             }
+            _ => add_quantity(to, k, q),
         }
+    }
+}
+
+/// `addResourceList` for one quantity: added to `name`'s, keeping the first's format as
+/// `Quantity.Add` does (kept as it was if the sum overflows), or a new entry.
+pub(super) fn add_quantity(to: &mut Resources, name: &str, q: &Quantity) {
+    match to.iter_mut().find(|(n, _)| n == name) {
+        Some((_, s)) => {
+            if let Ok(t) = s.add(q) {
+                *s = t;
+            }
+        }
+        None => to.push((name.to_string(), q.clone())),
     }
 }
 

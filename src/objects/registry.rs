@@ -18,10 +18,10 @@
 
 use serde_json::{Map, Value as Json};
 
+use super::defaults::{add_quantity, Resources};
 use super::model::Model;
 use super::{ChangeReason, ObjectChange};
 use crate::environment::KubeVersion;
-use crate::library::quantity::Quantity;
 
 /// `metadata.uid` of a created object that has none: the nil UUID, plainly not a server's.
 pub const PLACEHOLDER_UID: &str = "00000000-0000-0000-0000-000000000000";
@@ -475,20 +475,9 @@ fn pod_status(pod: &Json, version: KubeVersion) -> Json {
 /// (PodLevelResourcesFixKubeletQOSClass, kubernetes#137150) only when it requests or limits cpu,
 /// memory or a hugepage size.
 fn pod_qos(pod: &Json, version: KubeVersion) -> &'static str {
-    let mut requests: Vec<(String, Quantity)> = Vec::new();
-    let mut limits: Vec<(String, Quantity)> = Vec::new();
+    let mut requests = Resources::new();
+    let mut limits = Resources::new();
     let mut guaranteed = true;
-    let add = |sum: &mut Vec<(String, Quantity)>, name: &str, q: Quantity| match sum
-        .iter_mut()
-        .find(|(n, _)| n == name)
-    {
-        Some((_, s)) => {
-            if let Ok(t) = s.add(&q) {
-                *s = t;
-            }
-        }
-        None => sum.push((name.to_string(), q)),
-    };
     let positive = |v: &Json| super::defaults::quantity(v).filter(|q| q.sign() > 0);
     let level = pod.pointer("/spec/resources").filter(|r| r.is_object());
     let pod_level = level.filter(|r| {
@@ -527,7 +516,7 @@ fn pod_qos(pod: &Json, version: KubeVersion) -> &'static str {
                         if kind == "limits" {
                             found += 1;
                         }
-                        add(sum, name, q);
+                        add_quantity(sum, name, &q);
                     }
                 }
             }
