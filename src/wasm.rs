@@ -334,39 +334,72 @@ fn request_documents_fast(value: &JsValue) -> Option<(RequestDocuments, ObjectTe
             "request" => (&mut docs.request, None),
             _ => return None,
         };
-        let v = js_sys::Reflect::get(value, &key).ok()?;
-        *slot = if v.is_undefined() {
-            None // JSON.stringify leaves it out
-        } else if v.is_null() {
-            Some(Document::Object(Json::Null))
-        } else if let Some(text) = large_string(&v) {
-            Some(Document::Text(text))
-        } else if v.is_object() && !Array::is_array(&v) && !v.is_function() {
-            match js_object_json(&v)? {
-                (json @ Json::Object(_), plain) => {
-                    if let Some(t) = text {
-                        *t = plain;
-                    }
-                    Some(Document::Object(json))
-                }
-                _ => return None,
-            }
-        } else {
-            return None;
-        };
+        let (document, plain) = document_fast(&js_sys::Reflect::get(value, &key).ok()?)?;
+        *slot = document;
+        if let Some(t) = text {
+            *t = plain;
+        }
     }
     Some((docs, texts))
+}
+
+/// One document of a plain argument (`object`, `oldObject`, `request`, `schemas`), read on its
+/// own as the general path reads it inside the stringified argument: a text as it is, `null`
+/// as absent (serde's `Option`), an object converted alone (with its `JSON.stringify` text when that is plain
+/// JSON, [`ObjectTexts`]). `None` for anything else (an array, a number, an object that does
+/// not convert): the general path then reads the whole argument and reports it.
+fn document_fast(v: &JsValue) -> Option<(Option<Document>, Option<String>)> {
+    if v.is_undefined() || v.is_null() {
+        Some((None, None)) // JSON.stringify leaves undefined out
+    } else if let Some(text) = large_string(v) {
+        Some((Some(Document::Text(text)), None))
+    } else if v.is_object() && !Array::is_array(v) && !v.is_function() {
+        match js_object_json(v)? {
+            (json @ Json::Object(_), plain) => Some((Some(Document::Object(json)), plain)),
+            _ => None,
+        }
+    } else {
+        None
+    }
 }
 
 /// A JS object as JSON ([`js_to_json`]), with its `JSON.stringify` text when that is plain
 /// JSON (the request fast path's reading, the same value); `None` when it does not convert.
 fn js_object_json(value: &JsValue) -> Option<(Json, Option<String>)> {
-    let text = JSON::stringify(value).ok()?;
-    let text = large_string(&text)?;
+    let text = stringified(value).ok()??;
     match crate::admission::yaml::parse_json_object(&text) {
         Some(json) => Some((json, Some(text))),
         None => Some((text.parse::<Json>().ok()?, None)),
     }
+}
+
+/// `JSON.stringify(value)` as UTF-8 (`None` when it gives no text, for a function or a symbol).
+/// A lone surrogate, which `JSON.stringify` escapes (`\ud800`) and serde_json rejects, becomes
+/// U+FFFD, as in a string read directly ([`large_string`]): every reading of a JS string agrees.
+fn stringified(value: &JsValue) -> Result<Option<String>, JsValue> {
+    let text = JSON::stringify(value)?;
+    let Some(text) = large_string(&text) else { return Ok(None) };
+    if !text.contains("\\ud") && !text.contains("\\uD") {
+        return Ok(Some(text));
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let escape = &rest[i..];
+        let b = escape.as_bytes();
+        let n = if b.len() >= 6 && b[1] == b'u' && b[2] | 0x20 == b'd' && b[3] >= b'8' {
+            out.push_str("\\ufffd");
+            6
+        } else {
+            let n = 1 + escape[1..].chars().next().map_or(0, char::len_utf8);
+            out.push_str(&escape[..n]);
+            n
+        };
+        rest = &escape[n..];
+    }
+    out.push_str(rest);
+    Ok(Some(out))
 }
 
 fn js_diagnostics(
@@ -433,12 +466,12 @@ fn input_arg<T: DeserializeOwned>(what: &str, value: &JsValue) -> Result<T, JsEr
     api::from_json_object(what, map).map_err(|e| JsError::new(&e))
 }
 
-/// An [`EvaluateInput`] argument. A plain object whose properties are all texts (or
-/// `objectsAsGiven` a boolean) — what the playground passes — is read property by property:
-/// each text taken as it is, as the general path ([`input_arg`]) reads it after stringifying
-/// the whole argument, parsing that JSON and reading the input from it. Anything else (another
-/// kind of value, an unknown property, a text that is not well-formed UTF-16, an option's
-/// unknown name) takes the general path, which gives the same input or the error.
+/// An [`EvaluateInput`] argument. A plain object — what the playground passes — is read
+/// property by property: texts and booleans as they are, each document as [`document_fast`]
+/// reads it, as the general path ([`input_arg`]) reads them after stringifying the whole
+/// argument, parsing that JSON and reading the input from it. Anything else (another kind of
+/// value, an unknown property, an option's unknown name) takes the general path, which gives
+/// the same input or the error.
 fn evaluate_input(what: &str, value: &JsValue) -> Result<EvaluateInput, JsError> {
     match evaluate_input_fast(value) {
         Some(input) => Ok(input),
@@ -452,26 +485,29 @@ fn evaluate_input_fast(value: &JsValue) -> Option<EvaluateInput> {
     for js_key in js_sys::Object::keys(object).iter() {
         let key = large_string(&js_key)?;
         let v = js_sys::Reflect::get(value, &js_key).ok()?;
-        if v.is_undefined() {
-            continue; // JSON.stringify leaves it out
-        }
-        if key == "objectsAsGiven" {
-            input.objects_as_given = v.as_bool()?;
-            continue;
-        }
-        let text = well_formed_text(&v)?;
-        let document = || Some(Document::Text(text.clone()));
-        match key.as_str() {
-            "manifests" => input.manifests = Manifests::Text(text),
-            "object" => input.object = document(),
-            "oldObject" => input.old_object = document(),
-            "request" => input.request = document(),
-            "schemas" => input.schemas = document(),
-            "kubernetesVersion" => input.kubernetes_version = Some(text),
-            "unboundPolicies" => input.unbound_policies = Some(option_named(&text)?),
-            "missingNamespaces" => input.missing_namespaces = Some(option_named(&text)?),
-            _ => return None,
-        }
+        let slot = match key.as_str() {
+            "object" => &mut input.object,
+            "oldObject" => &mut input.old_object,
+            "request" => &mut input.request,
+            "schemas" => &mut input.schemas,
+            _ if v.is_undefined() => continue, // JSON.stringify leaves it out
+            "objectsAsGiven" => {
+                input.objects_as_given = v.as_bool()?;
+                continue;
+            }
+            _ => {
+                let text = large_string(&v)?;
+                match key.as_str() {
+                    "manifests" => input.manifests = Manifests::Text(text),
+                    "kubernetesVersion" => input.kubernetes_version = Some(text),
+                    "unboundPolicies" => input.unbound_policies = Some(option_named(&text)?),
+                    "missingNamespaces" => input.missing_namespaces = Some(option_named(&text)?),
+                    _ => return None,
+                }
+                continue;
+            }
+        };
+        *slot = document_fast(&v)?.0;
     }
     Some(input)
 }
@@ -488,15 +524,6 @@ fn plain_object(value: &JsValue) -> Option<&js_sys::Object> {
         return None;
     }
     Some(object)
-}
-
-/// A JS string as the general path reads it through `JSON.stringify` and serde_json; `None`
-/// for anything else, and for a string with a lone surrogate (serde_json rejects the escape
-/// `JSON.stringify` writes for it; `TextEncoder` would write U+FFFD, so any U+FFFD goes the
-/// general way).
-fn well_formed_text(value: &JsValue) -> Option<String> {
-    let text = large_string(value)?;
-    (!text.contains('\u{fffd}')).then_some(text)
 }
 
 /// An option enum from its name, as serde reads it from a JSON string; `None` for an unknown
@@ -538,14 +565,14 @@ fn js_to_json(what: &str, value: &JsValue) -> Result<Json, JsError> {
     if value.is_undefined() {
         return Ok(Json::Null);
     }
-    let text = JSON::stringify(value).map_err(|e| {
+    let text = stringified(value).map_err(|e| {
         let reason = match e.dyn_ref::<js_sys::Error>() {
             Some(e) => String::from(e.message()),
             None => js_type(&e),
         };
         JsError::new(&format!("{what}: not convertible to JSON: {reason}"))
     })?;
-    let text = large_string(&text).ok_or_else(|| {
+    let text = text.ok_or_else(|| {
         JsError::new(&format!("{what}: not convertible to JSON: {}", js_type(value)))
     })?;
     // `FromStr`, not the generic `from_str`: serde_json's deserializer stays compiled in
