@@ -4,6 +4,7 @@
 //! would report the same problem (kubectl / apiserver decoding, API validation).
 
 use super::field::{FieldError, FieldPath};
+use super::manifests::GROUP;
 use super::yaml::YamlError;
 use crate::diagnostic::{Diagnostic, Severity, SourceRef, Span};
 
@@ -63,6 +64,28 @@ pub fn unsupported_api_version(api_version: &str, kind: &str) -> Diagnostic {
     )
     .with_field("apiVersion")
     .with_help("use admissionregistration.k8s.io/v1 (v1beta1 and v1alpha1 are converted)")
+}
+
+/// A kind that takes part in admission but that vap-eval does not evaluate (a
+/// MutatingAdmissionPolicy, Kyverno's policies.kyverno.io kinds, a Gatekeeper
+/// ConstraintTemplate): said, never silently left out. `None` for every other kind.
+pub fn not_evaluated(group: &str, kind: &str, name: &str) -> Option<Diagnostic> {
+    let why = match (group, kind) {
+        (GROUP, "MutatingAdmissionPolicy" | "MutatingAdmissionPolicyBinding") => {
+            "mutating admission policies are not run, so later webhooks and the validating policies see the object without their changes"
+        }
+        ("policies.kyverno.io", _) => {
+            "Kyverno's policies.kyverno.io kinds are not read; vap-eval evaluates the CEL rules of kyverno.io ClusterPolicies and Policies"
+        }
+        ("templates.gatekeeper.sh", "ConstraintTemplate") => {
+            "Gatekeeper's templates are not run; supply the ValidatingAdmissionPolicy Gatekeeper generates from a CEL template, with its constraint as the param"
+        }
+        _ => return None,
+    };
+    Some(Diagnostic::warning(
+        "manifest-not-evaluated",
+        format!("{kind} \"{name}\" ({group}) is not evaluated: {why}"),
+    ))
 }
 
 /// Two objects of the same kind and name: the later document wins, as with `kubectl apply`.

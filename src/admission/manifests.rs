@@ -57,7 +57,7 @@ pub struct Manifests {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-const GROUP: &str = "admissionregistration.k8s.io";
+pub(crate) const GROUP: &str = "admissionregistration.k8s.io";
 
 /// Parse and classify `text`.
 pub fn load_manifests(text: &str) -> Manifests {
@@ -130,6 +130,10 @@ pub fn load_manifests(text: &str) -> Manifests {
                 }
                 m.diagnostics.append(&mut dec.diagnostics);
                 continue;
+            }
+            let name = obj["metadata"]["name"].as_str().unwrap_or_default();
+            if let Some(d) = diagnostics::not_evaluated(group, kind, name) {
+                m.diagnostics.push(d.with_span(span, SourceRef::Manifest { document: doc.index }));
             }
             match (group, kind) {
                 ("", "Namespace") => {
@@ -305,6 +309,36 @@ kind: Broken: [
             .locate_in_string(INPUT, &p.source, "spec.validations[0].expression", expr, 7)
             .unwrap();
         assert!(INPUT[at.start as usize..].starts_with("spec.replicas"));
+    }
+
+    #[test]
+    fn admission_kinds_it_does_not_evaluate_are_said_not_to_be() {
+        // The apiserver runs MutatingAdmissionPolicies before the webhooks and validating
+        // policies (AllOrderedPlugins, kube-apiserver's pkg/kubeapiserver/options/plugins.go);
+        // Kyverno and Gatekeeper run their own kinds in their webhooks. None is evaluated here,
+        // and each says so where it is, instead of being taken as a param in silence.
+        let text = "apiVersion: policies.kyverno.io/v1\nkind: ValidatingPolicy\nmetadata: {name: vpol}\n---\n\
+            apiVersion: admissionregistration.k8s.io/v1beta1\nkind: MutatingAdmissionPolicy\nmetadata: {name: map}\n---\n\
+            apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata: {name: k8srequiredlabels}\n---\n\
+            apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata: {name: kpol}\n---\n\
+            apiVersion: constraints.gatekeeper.sh/v1beta1\nkind: K8sRequiredLabels\nmetadata: {name: owner}\n";
+        let m = load_manifests(text);
+        let said: Vec<_> = m
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "manifest-not-evaluated")
+            .map(|d| (d.message.split(':').next().unwrap().to_string(), d.span.unwrap().start))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("ValidatingPolicy \"vpol\" (policies.kyverno.io) is not evaluated".to_string(), 0),
+                ("MutatingAdmissionPolicy \"map\" (admissionregistration.k8s.io) is not evaluated".to_string(), text.find("apiVersion: admissionregistration").unwrap() as u32),
+                ("ConstraintTemplate \"k8srequiredlabels\" (templates.gatekeeper.sh) is not evaluated".to_string(), text.find("apiVersion: templates").unwrap() as u32),
+            ]
+        );
+        // A constraint stays a param (the Gatekeeper examples bind it as one), unflagged.
+        assert!(m.params.iter().any(|p| p.name == "owner"));
     }
 }
 
