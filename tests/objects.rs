@@ -490,6 +490,77 @@ fn pod_level_defaults_are_for_pods_only() {
 }
 
 #[test]
+fn resource_lists_round_up_to_milli_units() {
+    // core/v1 defaults.go SetDefaults_ResourceList: `val.RoundUp(-3)` on every entry (TODO
+    // kubernetes#18538), called by zz_generated.defaults.go for every ResourceList field it
+    // reaches: containers' and the pod level's requests and limits, overhead, statuses, PVC
+    // and PV capacities, LimitRange items, ResourceQuota hard/used, Node capacity. RoundUp
+    // rounds away from zero; a value already in milli units or coarser keeps its text.
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+        "spec": {"containers": [{"name": "c", "image": "x:1",
+            "resources": {"limits": {"cpu": "0.0001", "memory": "1.5Ki", "example.com/n": "1e-7"},
+                          "requests": {"cpu": "-1n"}}}],
+            "overhead": {"cpu": "250u"}}});
+    for minor in [30, 37] {
+        let (v, n) = run(pod.clone(), minor);
+        let c = &v["spec"]["containers"][0]["resources"];
+        assert_eq!(c["limits"], json!({"cpu": "1m", "memory": "1536", "example.com/n": "1e-3"}));
+        // The request copied from the limit by SetDefaults_Pod (which runs first) is rounded too.
+        assert_eq!(c["requests"], json!({"cpu": "-1m", "memory": "1536", "example.com/n": "1e-3"}));
+        assert_eq!(v["spec"]["overhead"], json!({"cpu": "1m"}));
+        let change =
+            n.changes.iter().find(|c| c.path == "spec.containers[0].resources.limits[cpu]");
+        let change = change.map(|c| (c.before.clone(), c.after.clone(), c.reason));
+        assert_eq!(change, Some((Some(json!("0.0001")), Some(json!("1m")), ChangeReason::Default)));
+        // Already milli or coarser: only the decoder's canonical form.
+        let memory =
+            n.changes.iter().find(|c| c.path == "spec.containers[0].resources.limits[memory]");
+        assert_eq!(memory.map(|c| c.reason), Some(ChangeReason::Canonical));
+    }
+    // 1.34–1.36: SetDefaults_Pod aggregates the containers' requests before their lists are
+    // rounded (500u + 500u = 1m), then the containers' round to 1m each; the 1.37 Pod
+    // strategy runs after defaulting and sums the rounded ones (2m).
+    let two = |minor| {
+        let p = pod_with(
+            json!({"limits": {"cpu": "2"}}),
+            json!([{"name": "a", "image": "x:1", "resources": {"requests": {"cpu": "500u"}}},
+                   {"name": "b", "image": "x:1", "resources": {"requests": {"cpu": "500u"}}}]),
+            json!([]),
+        );
+        let (mut v, _) = run(p, minor);
+        use vap_eval::objects::registry::{before_validation, Request};
+        let req = Request { create: true, namespace: "d", namespaced: Some(true) };
+        if let Some((out, _)) = before_validation(&req, &v, None, KubeVersion::new(minor), &[]) {
+            v = out;
+        }
+        assert_eq!(v["spec"]["containers"][1]["resources"]["requests"]["cpu"], "1m");
+        v["spec"]["resources"]["requests"]["cpu"].clone()
+    };
+    assert_eq!(two(35), "1m");
+    assert_eq!(two(37), "2m");
+    // Other kinds' lists; node/v1 registers no defaults, so a RuntimeClass overhead is not.
+    let (v, _) = run(
+        json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "l", "namespace": "d"},
+               "spec": {"limits": [{"type": "Container", "max": {"cpu": "0.5m"}}]}}),
+        33,
+    );
+    assert_eq!(v["spec"]["limits"][0]["max"]["cpu"], "1m");
+    assert_eq!(v["spec"]["limits"][0]["default"]["cpu"], "1m");
+    let (v, _) = run(
+        json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c", "namespace": "d"},
+               "spec": {"resources": {"requests": {"storage": "1.0000001"}}}}),
+        33,
+    );
+    assert_eq!(v["spec"]["resources"]["requests"]["storage"], "1001m");
+    let (v, _) = run(
+        json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "r"},
+               "handler": "h", "overhead": {"podFixed": {"cpu": "0.0001"}}}),
+        33,
+    );
+    assert_eq!(v["overhead"]["podFixed"]["cpu"], "100u");
+}
+
+#[test]
 fn gate_table_matches_the_versioned_feature_specs() {
     use vap_eval::objects::defaults::gate_enabled;
     // kube_features.go: {1.31 alpha off, 1.33 beta off, 1.35 beta on} etc.

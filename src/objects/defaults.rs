@@ -50,6 +50,8 @@ pub const PORTED: &[(&str, &str)] = &[
     ("core/v1", "SetDefaults_Probe"),
     ("core/v1", "SetDefaults_ProjectedVolumeSource"),
     ("core/v1", "SetDefaults_ReplicationController"),
+    // In the walk (`gojson`): a map field, not a struct.
+    ("core/v1", "SetDefaults_ResourceList"),
     ("core/v1", "SetDefaults_Secret"),
     ("core/v1", "SetDefaults_SecretVolumeSource"),
     ("core/v1", "SetDefaults_Service"),
@@ -84,10 +86,11 @@ pub const PORTED: &[(&str, &str)] = &[
 ];
 
 /// `SetDefaults_*` functions deliberately not ported, with the reason.
-pub const NOT_PORTED: &[(&str, &str, &str)] = &[
-    ("core/v1", "SetDefaults_ResourceList", "rounds quantities up to milli precision (`0.0001` → `1m`); quantities are canonicalised but not rounded"),
-    ("core/v1", "SetDefaults_PodLogOptions", "not an object admission sees (a subresource's options)"),
-];
+pub const NOT_PORTED: &[(&str, &str, &str)] = &[(
+    "core/v1",
+    "SetDefaults_PodLogOptions",
+    "not an object admission sees (a subresource's options)",
+)];
 
 /// Feature gates that decide a default, with the first supported minor version in which each is
 /// on by default (`u32::MAX`: off in every supported version). From the versioned feature specs

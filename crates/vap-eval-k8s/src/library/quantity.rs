@@ -768,6 +768,23 @@ impl Quantity {
         self.sub(&Quantity::from_int(y))
     }
 
+    /// Go `Quantity.RoundUp(scale)`: at least `10^scale` units, rounding away from zero; an
+    /// integer amount already that coarse keeps its text, anything else is printed anew.
+    pub fn round_up(&self, scale: i32) -> Result<Quantity, String> {
+        let amount = match &self.amount {
+            Amount::Int { scale: s, .. } if *s >= scale => return Ok(self.clone()),
+            Amount::Int { value, scale: s } => {
+                let value = negative_scale_i64(*value, i64::from(scale) - i64::from(*s)).0;
+                Amount::Int { value, scale }
+            }
+            Amount::Dec { unscaled, scale: s } => {
+                let to = -i64::from(scale);
+                Amount::Dec { unscaled: dec_round_up(unscaled, *s, to)?, scale: to }
+            }
+        };
+        Ok(Quantity { amount, format: self.format, text: None })
+    }
+
     /// Go `Quantity.Neg`.
     fn negated(mut self) -> Quantity {
         self.text = None;
