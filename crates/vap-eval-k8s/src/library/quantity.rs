@@ -1222,6 +1222,34 @@ mod tests {
         assert_eq!(q("-1e2000000000").compare(&q("1")), Ordering::Less);
     }
 
+    // apimachinery Quantity.RoundUp (int64Amount.AsScale / infDecAmount.AsScale with
+    // inf.RoundUp): away from zero; what core/v1 SetDefaults_ResourceList calls with -3.
+    #[test]
+    fn round_up() {
+        let r = |s: &str, scale| q(s).round_up(scale).map(|x| x.canonical());
+        for (s, scale, want) in [
+            ("9.01", -3, "9010m"),
+            ("9.01", -2, "9010m"),
+            ("9.01", -1, "9100m"),
+            ("9.01", 0, "10"),
+            ("9.01", 1, "10"),
+            ("-9.01", -1, "-9100m"),
+            ("-9.01", 1, "-10"),
+            ("0.0001", -3, "1m"),
+            ("1n", -3, "1m"),
+            ("1.0000001", -3, "1001m"),
+            ("1e-7", -3, "1e-3"),
+            ("0.1234567891234", -3, "124m"),
+            ("100m", -3, "100m"),
+            ("+1k", -3, "+1k"),
+            ("1.5Gi", -3, "1536Mi"),
+        ] {
+            assert_eq!(r(s, scale).as_deref(), Ok(want), "{s} at {scale}");
+        }
+        // Coarser than milli already: kept, however large (no power of ten is built).
+        assert_eq!(r("1e2000000000", -3).as_deref(), Ok("100e1999999998"));
+    }
+
     #[test]
     fn sign_and_huge_exponents_do_not_hang() {
         assert_eq!(q("-1k").sign(), -1);
