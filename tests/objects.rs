@@ -332,7 +332,8 @@ fn pod_with(resources: Value, containers: Value, init: Value) -> Value {
 fn pod_level_resource_defaults_follow_the_version() {
     // kubernetes pkg/apis/core/v1/defaults.go SetDefaults_Pod → defaultPodRequests behind
     // PodLevelResources (alpha off 1.32–1.33, beta on since 1.34); since 1.37 the defaults are
-    // the Pod strategy's (PodLevelResourcesFixDefaulting, kubernetes#140514), not defaulting's.
+    // the Pod strategy's (PodLevelResourcesFixDefaulting, kubernetes#140514), not defaulting's:
+    // `registry::pod_level_defaults_in_the_strategy_from_1_37`.
     // KEP-2837 table row 5: pod limits, no requests anywhere → the pod's requests are its limits.
     let pod = pod_with(
         json!({"limits": {"cpu": "2m", "memory": "1Mi"}}),
@@ -489,6 +490,77 @@ fn pod_level_defaults_are_for_pods_only() {
 }
 
 #[test]
+fn resource_lists_round_up_to_milli_units() {
+    // core/v1 defaults.go SetDefaults_ResourceList: `val.RoundUp(-3)` on every entry (TODO
+    // kubernetes#18538), called by zz_generated.defaults.go for every ResourceList field it
+    // reaches: containers' and the pod level's requests and limits, overhead, statuses, PVC
+    // and PV capacities, LimitRange items, ResourceQuota hard/used, Node capacity. RoundUp
+    // rounds away from zero; a value already in milli units or coarser keeps its text.
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+        "spec": {"containers": [{"name": "c", "image": "x:1",
+            "resources": {"limits": {"cpu": "0.0001", "memory": "1.5Ki", "example.com/n": "1e-7"},
+                          "requests": {"cpu": "-1n"}}}],
+            "overhead": {"cpu": "250u"}}});
+    for minor in [30, 37] {
+        let (v, n) = run(pod.clone(), minor);
+        let c = &v["spec"]["containers"][0]["resources"];
+        assert_eq!(c["limits"], json!({"cpu": "1m", "memory": "1536", "example.com/n": "1e-3"}));
+        // The request copied from the limit by SetDefaults_Pod (which runs first) is rounded too.
+        assert_eq!(c["requests"], json!({"cpu": "-1m", "memory": "1536", "example.com/n": "1e-3"}));
+        assert_eq!(v["spec"]["overhead"], json!({"cpu": "1m"}));
+        let change =
+            n.changes.iter().find(|c| c.path == "spec.containers[0].resources.limits[cpu]");
+        let change = change.map(|c| (c.before.clone(), c.after.clone(), c.reason));
+        assert_eq!(change, Some((Some(json!("0.0001")), Some(json!("1m")), ChangeReason::Default)));
+        // Already milli or coarser: only the decoder's canonical form.
+        let memory =
+            n.changes.iter().find(|c| c.path == "spec.containers[0].resources.limits[memory]");
+        assert_eq!(memory.map(|c| c.reason), Some(ChangeReason::Canonical));
+    }
+    // 1.34–1.36: SetDefaults_Pod aggregates the containers' requests before their lists are
+    // rounded (500u + 500u = 1m), then the containers' round to 1m each; the 1.37 Pod
+    // strategy runs after defaulting and sums the rounded ones (2m).
+    let two = |minor| {
+        let p = pod_with(
+            json!({"limits": {"cpu": "2"}}),
+            json!([{"name": "a", "image": "x:1", "resources": {"requests": {"cpu": "500u"}}},
+                   {"name": "b", "image": "x:1", "resources": {"requests": {"cpu": "500u"}}}]),
+            json!([]),
+        );
+        let (mut v, _) = run(p, minor);
+        use vap_eval::objects::registry::{before_validation, Request};
+        let req = Request { create: true, namespace: "d", namespaced: Some(true) };
+        if let Some((out, _)) = before_validation(&req, &v, None, KubeVersion::new(minor), &[]) {
+            v = out;
+        }
+        assert_eq!(v["spec"]["containers"][1]["resources"]["requests"]["cpu"], "1m");
+        v["spec"]["resources"]["requests"]["cpu"].clone()
+    };
+    assert_eq!(two(35), "1m");
+    assert_eq!(two(37), "2m");
+    // Other kinds' lists; node/v1 registers no defaults, so a RuntimeClass overhead is not.
+    let (v, _) = run(
+        json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "l", "namespace": "d"},
+               "spec": {"limits": [{"type": "Container", "max": {"cpu": "0.5m"}}]}}),
+        33,
+    );
+    assert_eq!(v["spec"]["limits"][0]["max"]["cpu"], "1m");
+    assert_eq!(v["spec"]["limits"][0]["default"]["cpu"], "1m");
+    let (v, _) = run(
+        json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c", "namespace": "d"},
+               "spec": {"resources": {"requests": {"storage": "1.0000001"}}}}),
+        33,
+    );
+    assert_eq!(v["spec"]["resources"]["requests"]["storage"], "1001m");
+    let (v, _) = run(
+        json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "r"},
+               "handler": "h", "overhead": {"podFixed": {"cpu": "0.0001"}}}),
+        33,
+    );
+    assert_eq!(v["overhead"]["podFixed"]["cpu"], "100u");
+}
+
+#[test]
 fn gate_table_matches_the_versioned_feature_specs() {
     use vap_eval::objects::defaults::gate_enabled;
     // kube_features.go: {1.31 alpha off, 1.33 beta off, 1.35 beta on} etc.
@@ -627,18 +699,23 @@ mod registry {
         assert_eq!(qos(json!({}), guaranteed.clone(), 36), "BestEffort");
         assert_eq!(qos(json!({}), guaranteed.clone(), 37), "Guaranteed");
         // Pod-level requests and limits equal for cpu and memory: Guaranteed whatever the
-        // containers give. Limits alone: 1.34–1.36 default the requests from them first; 1.37's
-        // Pod strategy does (PodLevelResourcesFixDefaulting, not modelled), so there the
-        // requests are given.
+        // containers give. Limits alone: 1.34–1.36 default the requests from them first
+        // (SetDefaults_Pod), 1.37's Pod strategy does before it computes the class
+        // (PodLevelResourcesFixDefaulting).
         let level = json!({"limits": {"cpu": "1", "memory": "1Gi"}});
-        for minor in [34, 36] {
+        for minor in [34, 36, 37] {
             assert_eq!(qos(level.clone(), json!({}), minor), "Guaranteed", "1.{minor}");
         }
         let both = json!({"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "1Gi"}});
         assert_eq!(qos(both, json!({}), 37), "Guaranteed");
         assert_eq!(qos(level.clone(), json!({}), 33), "BestEffort");
-        // Requests without limits at the pod level: Burstable; a limit on cpu only: Burstable.
-        assert_eq!(qos(json!({"requests": {"cpu": "1"}}), guaranteed.clone(), 37), "Burstable");
+        // Requests without limits at the pod level: Burstable in 1.36. In 1.37 the strategy
+        // defaults the memory request (50Mi, the containers') and, every container limiting
+        // both, the limits to max(pod-level request, containers' limits) = cpu 1, memory 50Mi:
+        // Guaranteed (the implication tallclair raised on kubernetes#136676). A limit on cpu
+        // only: Burstable.
+        assert_eq!(qos(json!({"requests": {"cpu": "1"}}), guaranteed.clone(), 36), "Burstable");
+        assert_eq!(qos(json!({"requests": {"cpu": "1"}}), guaranteed.clone(), 37), "Guaranteed");
         assert_eq!(qos(json!({"limits": {"cpu": "1"}}), json!({}), 37), "Burstable");
         // From 1.37 a pod level with only unsupported resources leaves the containers to decide;
         // in 1.36 it decides: its cpu and memory requests defaulted from the containers', no
@@ -646,6 +723,155 @@ mod registry {
         let other = json!({"limits": {"example.com/x": "1"}});
         assert_eq!(qos(other.clone(), guaranteed.clone(), 37), "Guaranteed");
         assert_eq!(qos(other, guaranteed, 36), "Burstable");
+    }
+
+    /// A Pod's `spec.resources` after the registry step of a create at `minor`, and the
+    /// paths the registry changed.
+    fn pod_level_after(
+        level: Value,
+        containers: Value,
+        init: Value,
+        minor: u32,
+    ) -> (Value, Vec<String>) {
+        let (v, changes) = create(pod_with(level, containers, init), minor);
+        let changed = changes.into_iter().filter(|(p, _)| p.starts_with("spec.resources"));
+        (v["spec"]["resources"].clone(), changed.map(|(p, _)| p).collect())
+    }
+
+    #[test]
+    fn pod_level_defaults_in_the_strategy_from_1_37() {
+        // kubernetes#140514 (PodLevelResourcesFixDefaulting, beta on in 1.37): SetDefaults_Pod
+        // no longer sets pod-level resources; podStrategy.PrepareForCreate does
+        // (pkg/api/pod DefaultPodLevelResources), after mutating admission. Not both: 1.36
+        // defaults (reason default) and the registry adds nothing; 1.37 the other way round.
+        let level = json!({"limits": {"cpu": "2", "memory": "2Gi"}});
+        let containers = json!([{"name": "app", "image": "x:1", "resources": {"limits": {"memory": "1Gi"}}},
+                                {"name": "cache", "image": "x:1", "resources": {"requests": {"memory": "512Mi"}}}]);
+        let want = json!({"requests": {"cpu": "2", "memory": "1536Mi"}, "limits": {"cpu": "2", "memory": "2Gi"}});
+        let (r, changed) = pod_level_after(level.clone(), containers.clone(), json!([]), 36);
+        assert_eq!((r, changed), (want.clone(), vec![]));
+        let (r, changed) = pod_level_after(level.clone(), containers.clone(), json!([]), 37);
+        assert_eq!(r, want);
+        assert_eq!(changed, ["spec.resources.requests[memory]", "spec.resources.requests[cpu]"]);
+        let (v, n) = run(pod_with(level, containers, json!([])), 37);
+        assert!(v["spec"]["resources"].get("requests").is_none(), "{v}");
+        assert!(default_at(&n, "spec.resources.requests[cpu]").is_none());
+        // Templates are not strategy-processed (a Deployment's pod template keeps its own).
+        let (v, _) = create(
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "d"},
+                   "spec": {"selector": {"matchLabels": {"a": "b"}},
+                            "template": {"metadata": {"labels": {"a": "b"}},
+                                         "spec": {"resources": {"limits": {"cpu": "1"}},
+                                                  "containers": [{"name": "c", "image": "x:1"}]}}}}),
+            37,
+        );
+        assert_eq!(v["spec"]["template"]["spec"]["resources"], json!({"limits": {"cpu": "1"}}));
+    }
+
+    #[test]
+    fn pod_level_limits_from_the_containers_from_1_37() {
+        // kubernetes#136120, fixed by kubernetes#140514: with pod-level requests only, a missing
+        // cpu or memory request is the containers' aggregate (also without pod-level limits,
+        // kubernetes#140850), and a resource every container limits gets the pod-level limit
+        // max(pod-level request, the containers' aggregated limit) ("Default pod-level limits
+        // to max(pod-level requests, aggregated container limits) for resources where all
+        // containers have limits", the PR's DefaultPodLevelResources steps 1-3).
+        let containers = json!([{"name": "a", "image": "x:1",
+                                 "resources": {"limits": {"cpu": "100m", "memory": "64Mi"}, "requests": {"cpu": "50m"}}},
+                                {"name": "b", "image": "x:1",
+                                 "resources": {"limits": {"cpu": "200m"}, "requests": {"cpu": "50m", "memory": "32Mi"}}}]);
+        let (r, _) =
+            pod_level_after(json!({"requests": {"cpu": "1"}}), containers.clone(), json!([]), 37);
+        // cpu: max(1, 300m) = 1; memory: b has no limit, so none; its request is 64Mi + 32Mi.
+        assert_eq!(r, json!({"requests": {"cpu": "1", "memory": "96Mi"}, "limits": {"cpu": "1"}}));
+        let (r, changed) = pod_level_after(
+            json!({"requests": {"cpu": "250m"}}),
+            containers.clone(),
+            json!([]),
+            37,
+        );
+        assert_eq!(r["limits"], json!({"cpu": "300m"}));
+        assert!(changed.contains(&"spec.resources.limits[cpu]".to_string()), "{changed:?}");
+        // 1.36: nothing without pod-level limits.
+        let (r, _) = pod_level_after(json!({"requests": {"cpu": "1"}}), containers, json!([]), 36);
+        assert_eq!(r, json!({"requests": {"cpu": "1"}}));
+        // A given pod-level limit stays; unsupported resources get no limit.
+        let (r, _) = pod_level_after(
+            json!({"requests": {"cpu": "1"}, "limits": {"cpu": "2"}}),
+            json!([{"name": "a", "image": "x:1", "resources": {"limits": {"cpu": "1", "example.com/x": "1"}}}]),
+            json!([]),
+            37,
+        );
+        assert_eq!(r, json!({"requests": {"cpu": "1"}, "limits": {"cpu": "2"}}));
+    }
+
+    #[test]
+    fn pod_level_hugepages_and_init_containers_from_1_37() {
+        // DefaultPodLevelResources step 1 as defaultHugePagePodLimits (a hugepage size the pod
+        // level neither requests nor limits: the containers' aggregated limit), step 2 its
+        // request from that limit; the aggregates are component-helpers
+        // AggregateContainerRequests/Limits: sidecars add up, an init container counts with the
+        // sidecars started before it.
+        let (r, _) = pod_level_after(
+            json!({"requests": {"cpu": "2"}}),
+            json!([{"name": "a", "image": "x:1", "resources": {"limits": {"cpu": "1", "hugepages-2Mi": "4Mi"}}},
+                   {"name": "b", "image": "x:1", "resources": {"limits": {"cpu": "1", "hugepages-2Mi": "2Mi"}}}]),
+            json!([]),
+            37,
+        );
+        assert_eq!(
+            r,
+            json!({"requests": {"cpu": "2", "hugepages-2Mi": "6Mi"},
+                   "limits": {"cpu": "2", "hugepages-2Mi": "6Mi"}})
+        );
+        // Sidecar 500m + container 1 = 1500m; the init container needs 2 + 500m = 2500m.
+        let (r, _) = pod_level_after(
+            json!({"requests": {"memory": "1Gi"}}),
+            json!([{"name": "c", "image": "x:1", "resources": {"limits": {"cpu": "1", "memory": "100Mi"}}}]),
+            json!([{"name": "s", "image": "x:1", "restartPolicy": "Always",
+                    "resources": {"limits": {"cpu": "500m", "memory": "100Mi"}}},
+                   {"name": "i", "image": "x:1", "resources": {"limits": {"cpu": "2", "memory": "50Mi"}}}]),
+            37,
+        );
+        assert_eq!(
+            r,
+            json!({"requests": {"cpu": "2500m", "memory": "1Gi"}, "limits": {"cpu": "2500m", "memory": "1Gi"}})
+        );
+        // An init container without a cpu limit: no pod-level cpu limit.
+        let (r, _) = pod_level_after(
+            json!({"limits": {"memory": "1Gi"}}),
+            json!([{"name": "c", "image": "x:1", "resources": {"limits": {"cpu": "1"}}}]),
+            json!([{"name": "i", "image": "x:1"}]),
+            37,
+        );
+        assert_eq!(
+            r,
+            json!({"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "1Gi"}})
+        );
+    }
+
+    #[test]
+    fn pod_level_defaults_on_update_from_1_37() {
+        // kubernetes#140514: podStrategy.PrepareForUpdate defaults when the update sets
+        // pod-level resources the Pod did not have, and keeps a Pod's existing ones as they are.
+        let containers = json!([{"name": "a", "image": "x:1", "resources": {"limits": {"cpu": "1"}, "requests": {"cpu": "1"}}}]);
+        let old = pod_with(json!(null), containers.clone(), json!([]));
+        let new = pod_with(json!({"requests": {"memory": "1Gi"}}), containers.clone(), json!([]));
+        let v = update(new.clone(), old, &[]);
+        assert_eq!(
+            v["spec"]["resources"],
+            json!({"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1"}})
+        );
+        let old = pod_with(json!({"requests": {"memory": "1Gi"}}), containers.clone(), json!([]));
+        let v = update(new.clone(), old, &[]);
+        assert_eq!(v["spec"]["resources"], json!({"requests": {"memory": "1Gi"}}));
+        // v1.37.0 also visits ephemeral containers, which have no limits: no limit is defaulted
+        // (kubernetes#142212).
+        let old = pod_with(json!(null), containers, json!([]));
+        let mut new = new;
+        new["spec"]["ephemeralContainers"] = json!([{"name": "debug", "image": "x:1"}]);
+        let v = update(new, old, &[]);
+        assert_eq!(v["spec"]["resources"], json!({"requests": {"cpu": "1", "memory": "1Gi"}}));
     }
 
     #[test]

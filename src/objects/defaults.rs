@@ -50,6 +50,8 @@ pub const PORTED: &[(&str, &str)] = &[
     ("core/v1", "SetDefaults_Probe"),
     ("core/v1", "SetDefaults_ProjectedVolumeSource"),
     ("core/v1", "SetDefaults_ReplicationController"),
+    // In the walk (`gojson`): a map field, not a struct.
+    ("core/v1", "SetDefaults_ResourceList"),
     ("core/v1", "SetDefaults_Secret"),
     ("core/v1", "SetDefaults_SecretVolumeSource"),
     ("core/v1", "SetDefaults_Service"),
@@ -84,10 +86,11 @@ pub const PORTED: &[(&str, &str)] = &[
 ];
 
 /// `SetDefaults_*` functions deliberately not ported, with the reason.
-pub const NOT_PORTED: &[(&str, &str, &str)] = &[
-    ("core/v1", "SetDefaults_ResourceList", "rounds quantities up to milli precision (`0.0001` → `1m`); quantities are canonicalised but not rounded"),
-    ("core/v1", "SetDefaults_PodLogOptions", "not an object admission sees (a subresource's options)"),
-];
+pub const NOT_PORTED: &[(&str, &str, &str)] = &[(
+    "core/v1",
+    "SetDefaults_PodLogOptions",
+    "not an object admission sees (a subresource's options)",
+)];
 
 /// Feature gates that decide a default, with the first supported minor version in which each is
 /// on by default (`u32::MAX`: off in every supported version). From the versioned feature specs
@@ -106,7 +109,7 @@ pub const GATES: &[(&str, u32)] = &[
     // Alpha 1.32, beta on since 1.34 (`SetDefaults_Pod`: pod-level requests and limits).
     ("PodLevelResources", 34),
     // Beta on since 1.37 (kubernetes#140514): the pod-level defaults leave `SetDefaults_Pod`
-    // for the Pod strategy's PrepareForCreate/PrepareForUpdate (not modelled).
+    // for the Pod strategy's PrepareForCreate/PrepareForUpdate (the registry step).
     ("PodLevelResourcesFixDefaulting", 37),
     // Beta on since 1.37 (kubernetes#137150; the registry's Pod QoS class): pod-level resources
     // decide the class only when they request or limit a supported resource, not when empty.
@@ -662,46 +665,76 @@ fn pod(w: &mut Walk, v: &mut Json) {
     }
 }
 
-/// SetDefaults_Pod's pod-level resources (PodLevelResources, beta on 1.34–1.36; 1.37's
-/// PodLevelResourcesFixDefaulting moves them out of defaulting into the Pod strategy), only when
-/// `spec.resources` gives requests or limits: defaultHugePagePodLimits — a hugepage limit from
-/// the containers' aggregate unless the pod level requests or limits that hugepage size — then,
-/// when the pod level has limits, defaultPodRequests — cpu and memory requests from the
-/// containers' aggregate requests, then any supported resource's request from its pod-level
-/// limit (hugepages included). Nothing is replaced that is given.
+/// SetDefaults_Pod's pod-level resources (PodLevelResources, beta on 1.34–1.36; from 1.37
+/// the Pod strategy's, [`pod_level_defaults`] with `fix`, see the registry).
 fn pod_level(w: &mut Walk, v: &mut Json) {
-    let Some(spec) = v.get("spec") else { return };
-    let Some(Json::Object(res)) = spec.get("resources") else { return };
-    let given = |k: &str| res.get(k).and_then(Json::as_object).cloned().unwrap_or_default();
-    let (requests, mut limits) = (given("requests"), given("limits"));
-    if requests.is_empty() && limits.is_empty() {
-        return;
-    }
-    let (spec_limits, spec_requests) = (aggregate(spec, "limits"), aggregate(spec, "requests"));
-    let mut put = Vec::new();
-    for (k, q) in spec_limits {
-        if k.starts_with("hugepages-") && !requests.contains_key(&k) && !limits.contains_key(&k) {
-            let q = Json::from(q.canonical());
-            put.push(("limits", k.clone(), q.clone()));
-            limits.insert(k, q);
-        }
-    }
-    if !limits.is_empty() {
-        // IsSupportedPodLevelResource and corev1 IsOvercommitAllowed: cpu and memory.
-        for (k, q) in spec_requests.into_iter().filter(|(k, _)| k == "cpu" || k == "memory") {
-            put.push(("requests", k, Json::from(q.canonical())));
-        }
-        for (k, q) in limits {
-            if k == "cpu" || k == "memory" || k.starts_with("hugepages-") {
-                put.push(("requests", k, q));
-            }
-        }
-    }
+    let put = v.get("spec").map(|spec| pod_level_defaults(spec, false)).unwrap_or_default();
     // (The decode pass before has dropped `null`s, Go's nil maps, and written quantities
     // canonically.)
     for (list, k, q) in put {
         set(w, v, &format!("spec resources {list} #{k}"), q);
     }
+}
+
+/// The pod-level resources a Pod's `spec` gets, as `(requests|limits, name, quantity)`, none of
+/// them given, only when `spec.resources` gives requests or limits. 1.34–1.36 (`fix` false,
+/// core/v1 SetDefaults_Pod): defaultHugePagePodLimits — a hugepage limit from the containers'
+/// aggregate unless the pod level requests or limits that size — then, when the pod level has
+/// limits, defaultPodRequests — cpu and memory requests from the containers' aggregate
+/// requests, then any supported resource's request from its pod-level limit. 1.37 (`fix`,
+/// PodLevelResourcesFixDefaulting, kubernetes#140514: pkg/api/pod DefaultPodLevelResources,
+/// called by the Pod strategy): the same steps, the requests also without pod-level limits,
+/// then a supported resource's limit, where every container (init and ephemeral ones too, as
+/// v1.37.0 visits them, kubernetes#142212) limits it, to the larger of its pod-level request
+/// and the containers' aggregated limit.
+pub(super) fn pod_level_defaults(spec: &Json, fix: bool) -> Vec<(&'static str, String, Json)> {
+    let Some(Json::Object(res)) = spec.get("resources") else { return Vec::new() };
+    let given = |k: &str| res.get(k).and_then(Json::as_object).cloned().unwrap_or_default();
+    let mut lists = [given("requests"), given("limits")];
+    if lists.iter().all(Map::is_empty) {
+        return Vec::new();
+    }
+    // IsSupportedPodLevelResource; corev1 IsOvercommitAllowed leaves cpu and memory.
+    let supported = |k: &str| k == "cpu" || k == "memory" || k.starts_with("hugepages-");
+    let mut put = Vec::new();
+    let mut add = |lists: &mut [Map<String, Json>; 2], i: usize, k: &str, q: Json| {
+        if !lists[i].contains_key(k) {
+            lists[i].insert(k.to_string(), q.clone());
+            put.push((["requests", "limits"][i], k.to_string(), q));
+        }
+    };
+    let spec_limits = aggregate(spec, "limits");
+    for (k, q) in &spec_limits {
+        if k.starts_with("hugepages-") && !lists[0].contains_key(k) {
+            add(&mut lists, 1, k, Json::from(q.canonical()));
+        }
+    }
+    if fix || !lists[1].is_empty() {
+        for (k, q) in aggregate(spec, "requests") {
+            if k == "cpu" || k == "memory" {
+                add(&mut lists, 0, &k, Json::from(q.canonical()));
+            }
+        }
+        for (k, q) in lists[1].clone() {
+            if supported(&k) {
+                add(&mut lists, 0, &k, q);
+            }
+        }
+    }
+    let every = |k: &str| {
+        ["containers", "initContainers", "ephemeralContainers"]
+            .iter()
+            .filter_map(|l| spec.get(l).and_then(Json::as_array))
+            .flatten()
+            .all(|c| c.pointer("/resources/limits").and_then(|m| m.get(k)).is_some())
+    };
+    for (k, q) in spec_limits.iter().filter(|(k, _)| fix && supported(k) && every(k)) {
+        let request = lists[0].get(k).cloned();
+        let larger = request.as_ref().and_then(quantity).is_some_and(|r| r.compare(q).is_gt());
+        let q = if larger { request.unwrap_or_default() } else { Json::from(q.canonical()) };
+        add(&mut lists, 1, k, q);
+    }
+    put
 }
 
 /// A resource list, in its keys' order, of the quantities that parse.

@@ -616,6 +616,28 @@ impl<'m> Walk<'m> {
                 }
                 continue;
             }
+            // core/v1 SetDefaults_ResourceList: every ResourceList the generated defaulters
+            // reach (all but node/v1's, which registers none) rounded up to milli units, after
+            // the struct's own SetDefaults_* as zz_generated.defaults.go orders the calls.
+            if f.shape == "{q" && plan.ty != "node.v1.Overhead" {
+                if let Some(Json::Object(list)) = get_mut(m, f.name) {
+                    self.enter(Step::Field(f.name));
+                    for (k, q) in list.iter_mut() {
+                        let r = super::defaults::quantity(q).and_then(|x| x.round_up(-3).ok());
+                        let Some(r) = r.map(|r| Json::from(r.canonical())) else { continue };
+                        if *q != r {
+                            *q = r;
+                            // A rounding, not the decoder's canonical form, says what it is.
+                            self.enter(Step::MapKey(k.clone()));
+                            let (path, _) = self.segs();
+                            self.events.retain(|e| e.path != path);
+                            self.event(None, ChangeReason::Default);
+                            self.leave();
+                        }
+                    }
+                    self.leave();
+                }
+            }
             // Only structs have defaults below them.
             if child.is_none() || !here(present, i, m, f.name) {
                 continue;

@@ -136,6 +136,9 @@ pub fn before_validation_in_place(
     let mut r = Run { changes: Vec::new(), version, model: &model };
     let strategy = STRATEGIES.iter().find(|s| s.0 == group && s.1 == kind);
     meta_common(&mut r, out, request, old);
+    if kind == "Pod" && super::defaults::gate_enabled("PodLevelResourcesFixDefaulting", version) {
+        pod_level_resources(&mut r, out, old);
+    }
     if daemon_set {
         template_generation(&mut r, out, old);
     }
@@ -442,6 +445,29 @@ fn namespace_finalizer(r: &mut Run, out: &mut Json) {
     if !list.iter().any(|f| f.as_str() == Some("kubernetes")) {
         list.push(Json::from("kubernetes"));
         r.set(out, &["spec", "finalizers"], Some(Json::Array(list)));
+    }
+}
+
+/// The Pod strategy's pod-level resource defaults from 1.37 (PodLevelResourcesFixDefaulting,
+/// kubernetes#140514: pkg/api/pod DefaultPodLevelResources, [`super::defaults::pod_level_defaults`]):
+/// on create before the QoS class is computed from them; on update only when the old Pod had no
+/// pod-level requests or limits (the resize subresource, which also defaults, is not modelled).
+#[inline(never)]
+fn pod_level_resources(r: &mut Run, out: &mut Json, old: Option<&Json>) {
+    let set = |v: &Json| {
+        ["requests", "limits"].iter().any(|k| {
+            v.pointer("/spec/resources")
+                .and_then(|r| r.get(k))
+                .and_then(Json::as_object)
+                .is_some_and(|m| !m.is_empty())
+        })
+    };
+    if old.is_some_and(set) {
+        return;
+    }
+    let put = out.get("spec").map(|s| super::defaults::pod_level_defaults(s, true));
+    for (list, k, q) in put.unwrap_or_default() {
+        r.set_key(out, &["spec", "resources", list], &k, q);
     }
 }
 

@@ -768,6 +768,23 @@ impl Quantity {
         self.sub(&Quantity::from_int(y))
     }
 
+    /// Go `Quantity.RoundUp(scale)`: at least `10^scale` units, rounding away from zero; an
+    /// integer amount already that coarse keeps its text, anything else is printed anew.
+    pub fn round_up(&self, scale: i32) -> Result<Quantity, String> {
+        let amount = match &self.amount {
+            Amount::Int { scale: s, .. } if *s >= scale => return Ok(self.clone()),
+            Amount::Int { value, scale: s } => {
+                let value = negative_scale_i64(*value, i64::from(scale) - i64::from(*s)).0;
+                Amount::Int { value, scale }
+            }
+            Amount::Dec { unscaled, scale: s } => {
+                let to = -i64::from(scale);
+                Amount::Dec { unscaled: dec_round_up(unscaled, *s, to)?, scale: to }
+            }
+        };
+        Ok(Quantity { amount, format: self.format, text: None })
+    }
+
     /// Go `Quantity.Neg`.
     fn negated(mut self) -> Quantity {
         self.text = None;
@@ -1203,6 +1220,34 @@ mod tests {
         assert_eq!(q("9223372036854775807").compare(&q("0.1")), Ordering::Greater);
         assert_eq!(q("1e2000000000").compare(&q("1")), Ordering::Greater);
         assert_eq!(q("-1e2000000000").compare(&q("1")), Ordering::Less);
+    }
+
+    // apimachinery Quantity.RoundUp (int64Amount.AsScale / infDecAmount.AsScale with
+    // inf.RoundUp): away from zero; what core/v1 SetDefaults_ResourceList calls with -3.
+    #[test]
+    fn round_up() {
+        let r = |s: &str, scale| q(s).round_up(scale).map(|x| x.canonical());
+        for (s, scale, want) in [
+            ("9.01", -3, "9010m"),
+            ("9.01", -2, "9010m"),
+            ("9.01", -1, "9100m"),
+            ("9.01", 0, "10"),
+            ("9.01", 1, "10"),
+            ("-9.01", -1, "-9100m"),
+            ("-9.01", 1, "-10"),
+            ("0.0001", -3, "1m"),
+            ("1n", -3, "1m"),
+            ("1.0000001", -3, "1001m"),
+            ("1e-7", -3, "1e-3"),
+            ("0.1234567891234", -3, "124m"),
+            ("100m", -3, "100m"),
+            ("+1k", -3, "+1k"),
+            ("1.5Gi", -3, "1536Mi"),
+        ] {
+            assert_eq!(r(s, scale).as_deref(), Ok(want), "{s} at {scale}");
+        }
+        // Coarser than milli already: kept, however large (no power of ten is built).
+        assert_eq!(r("1e2000000000", -3).as_deref(), Ok("100e1999999998"));
     }
 
     #[test]
