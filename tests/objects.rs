@@ -159,14 +159,14 @@ fn custom_resources_follow_their_structural_schema() {
 }
 
 /// The committed `data/objects/types.txt` is what `scripts/gen-objects.py` makes of the sources
-/// its header names. Needs a kubernetes/api and a kubernetes/apimachinery clone (git dirs):
+/// `data/objects/sources.txt` names. Needs a kubernetes/api and a kubernetes/apimachinery clone (git dirs):
 /// `VAP_K8S_API`, `VAP_K8S_APIMACHINERY` (default: the snapshots under /work/.mirror, where this
 /// project's machine keeps them). Without them the test says so and checks only the header.
 #[test]
 fn generated_data_matches_its_generator() {
     let root = env!("CARGO_MANIFEST_DIR");
     let data =
-        std::fs::read_to_string(format!("{root}/data/objects/types.txt")).expect("types.txt");
+        std::fs::read_to_string(format!("{root}/data/objects/sources.txt")).expect("sources.txt");
     let header: Vec<&str> = data.lines().take_while(|l| l.starts_with('#')).collect();
     for minor in 30..=37 {
         let line =

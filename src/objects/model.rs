@@ -1,6 +1,6 @@
 //! The Go JSON shape of the built-in kinds, per Kubernetes version: the data
 //! `scripts/gen-objects.py` generates from kubernetes/api and kubernetes/apimachinery
-//! (`data/objects/types.txt`; the file's header records the tags and commits). Parsed on first
+//! (`data/objects/types.txt`; `sources.txt` beside it records the tags and commits). Parsed on first
 //! use of a version and kept for the life of the instance.
 //!
 //! A field's shape is a short code (the generator's doc has the grammar): `s` string, `i`
