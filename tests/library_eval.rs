@@ -117,6 +117,11 @@ fn library_costs() {
         ("['abcdefghijkl', 'b'].includes('b')", 1), // floor(0.1 × 12) + floor(0.1 × 1)
         ("quantity('1').add(2).sub(3).isInteger()", 4),
         ("url('https://a/').getQuery()", 2),
+        // cel-go ext/sets.go trackSetsCost (apiserver cost_test.go TestSetsCost); the literals
+        // are folded constants.
+        ("sets.contains([1, 2, 3, 4], [2, 3])", 9), // 1 + 4 × 2
+        ("sets.intersects([1, 2], [5, 2, 7])", 7),  // 1 + 2 × 3
+        ("sets.equivalent([1, 2, 3], [3, 2, 1])", 19), // 1 + 2 × 3 × 3
     ];
     let bad: Vec<String> = cases
         .iter()
