@@ -497,3 +497,24 @@ fn authorizer() {
         "true"
     );
 }
+
+/// The apiserver's programs are planned with cel-go's `OptOptimize` (`environment/base.go`):
+/// besides literal lists and maps, a type conversion of a constant is evaluated once when the
+/// program is created (`interpreter/decorators.go` `maybeOptimizeConstUnary`) — it costs nothing,
+/// and its error is the program's (apiserver `program instantiation failed: …`). apiserver
+/// cost_test.go plans without it; `tests/library_upstream.rs` accounts for the difference.
+#[test]
+fn constant_conversions_fold() {
+    // sum's traversal only (cost_test.go TestListsCost: 20 unoptimized, 5 conversions + list 10).
+    assert_eq!(eval("[uint(1), uint(2), uint(3), uint(4), uint(5)].sum()"), ("15u".into(), 5));
+    assert_eq!(eval("[duration('1s'), duration('2s')].sum()"), ("duration(\"3s\")".into(), 2));
+    assert_eq!(eval("int(uint(5)) == 5"), ("true".into(), 1));
+    assert_eq!(
+        eval("int('x')").0,
+        "compile: program instantiation failed: type conversion error from 'string' to 'int'"
+    );
+    // A conversion of anything else is a call at evaluation.
+    let (_, attribute) = eval("object.metadata.name");
+    assert_eq!(eval("string(object.metadata.name)"), ("\"web\"".into(), attribute + 1));
+    assert_eq!(eval("[1, 2].map(x, string(x))").0, "[\"1\", \"2\"]");
+}
