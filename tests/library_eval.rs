@@ -20,7 +20,12 @@ use vap_eval::library::authz::{
 /// Evaluate `expr` as a 1.37 variable expression (any result type) with `authorizer` bound to
 /// `rbac` and `user`; returns the value's debug form or `error: <msg>`, and the actual cost.
 fn eval_as(expr: &str, rbac: Option<Rc<Rbac>>, user: UserInfo) -> (String, u64) {
-    let version = KubeVersion::new(37);
+    eval_at(expr, rbac, user, 37)
+}
+
+/// `eval_as` at 1.`minor`.
+fn eval_at(expr: &str, rbac: Option<Rc<Rbac>>, user: UserInfo, minor: u32) -> (String, u64) {
+    let version = KubeVersion::new(minor);
     let mode = EnvironmentMode::StoredExpressions;
     let decls = declarations(version, mode, ExpressionKind::Variable, &VariableScope::default());
     let features = Features::for_version(version, mode);
@@ -320,6 +325,15 @@ fn format_upstream_cases() {
     }
     let borrowed: Vec<(&str, &str)> = cases.iter().map(|(e, w)| (e.as_str(), w.as_str())).collect();
     check(&borrowed);
+    // And at 1.31, which brought the library into the base environment.
+    let bad: Vec<String> = borrowed
+        .iter()
+        .filter_map(|(expr, want)| {
+            let got = eval_at(expr, None, alice(), 31).0;
+            (got != *want).then(|| format!("1.31: {expr}\n   want {want}\n    got {got}"))
+        })
+        .collect();
+    assert!(bad.is_empty(), "{} failures:\n{}", bad.len(), bad.join("\n"));
 }
 
 #[test]

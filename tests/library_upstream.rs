@@ -17,7 +17,7 @@
 //! [`folded_literal_cost`]); the estimated cost (`EstimateCost`) is carried in the tables for
 //! reference only — vap-eval computes actual costs, it has no static cost estimator.
 //!
-//! Not ported: `format_test.go` (every case is in `tests/library_eval.rs`,
+//! Not ported here: `format_test.go` (every case is in `tests/library_eval.rs`, at 1.31 and 1.37:
 //! `format_upstream_cases`), `library_compatibility_test.go` (the functions by release are in
 //! `tests/library_compatibility.rs`), and from `cost_test.go` `TestSize` / `TestTypeEquality`,
 //! which call the estimator's Go methods directly.
