@@ -20,7 +20,12 @@ use vap_eval::library::authz::{
 /// Evaluate `expr` as a 1.37 variable expression (any result type) with `authorizer` bound to
 /// `rbac` and `user`; returns the value's debug form or `error: <msg>`, and the actual cost.
 fn eval_as(expr: &str, rbac: Option<Rc<Rbac>>, user: UserInfo) -> (String, u64) {
-    let version = KubeVersion::new(37);
+    eval_at(expr, rbac, user, 37)
+}
+
+/// `eval_as` at 1.`minor`.
+fn eval_at(expr: &str, rbac: Option<Rc<Rbac>>, user: UserInfo, minor: u32) -> (String, u64) {
+    let version = KubeVersion::new(minor);
     let mode = EnvironmentMode::StoredExpressions;
     let decls = declarations(version, mode, ExpressionKind::Variable, &VariableScope::default());
     let features = Features::for_version(version, mode);
@@ -117,6 +122,11 @@ fn library_costs() {
         ("['abcdefghijkl', 'b'].includes('b')", 1), // floor(0.1 × 12) + floor(0.1 × 1)
         ("quantity('1').add(2).sub(3).isInteger()", 4),
         ("url('https://a/').getQuery()", 2),
+        // cel-go ext/sets.go trackSetsCost (apiserver cost_test.go TestSetsCost); the literals
+        // are folded constants.
+        ("sets.contains([1, 2, 3, 4], [2, 3])", 9), // 1 + 4 × 2
+        ("sets.intersects([1, 2], [5, 2, 7])", 7),  // 1 + 2 × 3
+        ("sets.equivalent([1, 2, 3], [3, 2, 1])", 19), // 1 + 2 × 3 × 3
     ];
     let bad: Vec<String> = cases
         .iter()
@@ -315,6 +325,15 @@ fn format_upstream_cases() {
     }
     let borrowed: Vec<(&str, &str)> = cases.iter().map(|(e, w)| (e.as_str(), w.as_str())).collect();
     check(&borrowed);
+    // And at 1.31, which brought the library into the base environment.
+    let bad: Vec<String> = borrowed
+        .iter()
+        .filter_map(|(expr, want)| {
+            let got = eval_at(expr, None, alice(), 31).0;
+            (got != *want).then(|| format!("1.31: {expr}\n   want {want}\n    got {got}"))
+        })
+        .collect();
+    assert!(bad.is_empty(), "{} failures:\n{}", bad.len(), bad.join("\n"));
 }
 
 #[test]
@@ -491,4 +510,25 @@ fn authorizer() {
         eval_as("authorizer.path('/x').check('get').allowed()", Some(rbac()), admin).0,
         "true"
     );
+}
+
+/// The apiserver's programs are planned with cel-go's `OptOptimize` (`environment/base.go`):
+/// besides literal lists and maps, a type conversion of a constant is evaluated once when the
+/// program is created (`interpreter/decorators.go` `maybeOptimizeConstUnary`) — it costs nothing,
+/// and its error is the program's (apiserver `program instantiation failed: …`). apiserver
+/// cost_test.go plans without it; `tests/library_upstream.rs` accounts for the difference.
+#[test]
+fn constant_conversions_fold() {
+    // sum's traversal only (cost_test.go TestListsCost: 20 unoptimized, 5 conversions + list 10).
+    assert_eq!(eval("[uint(1), uint(2), uint(3), uint(4), uint(5)].sum()"), ("15u".into(), 5));
+    assert_eq!(eval("[duration('1s'), duration('2s')].sum()"), ("duration(\"3s\")".into(), 2));
+    assert_eq!(eval("int(uint(5)) == 5"), ("true".into(), 1));
+    assert_eq!(
+        eval("int('x')").0,
+        "compile: program instantiation failed: type conversion error from 'string' to 'int'"
+    );
+    // A conversion of anything else is a call at evaluation.
+    let (_, attribute) = eval("object.metadata.name");
+    assert_eq!(eval("string(object.metadata.name)"), ("\"web\"".into(), attribute + 1));
+    assert_eq!(eval("[1, 2].map(x, string(x))").0, "[\"1\", \"2\"]");
 }

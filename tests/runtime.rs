@@ -10,7 +10,9 @@ use vap_eval::cel::value::Value;
 
 fn program(expr: &str) -> Program {
     let ast = parse(expr, ParseOptions::default()).unwrap_or_else(|e| panic!("{expr}: {e:?}"));
-    plan(&ast, None, &Registry::standard(), PlanOptions::default())
+    // Unoptimized, so that conversions of constants fail at evaluation (their texts are tested
+    // here); tests/library_eval.rs tests the apiserver's optimized programs.
+    plan(&ast, None, &Registry::standard(), PlanOptions { optimize: false, ..Default::default() })
         .unwrap_or_else(|e| panic!("{expr}: {e:?}"))
 }
 

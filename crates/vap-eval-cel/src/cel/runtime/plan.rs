@@ -7,13 +7,14 @@
 //!   (1 for the root, 1 per qualifier);
 //! - calls get their candidate overloads (the checker's, or all overloads of the name and
 //!   shape when there is no checker reference); a single candidate is called directly;
-//! - literal-only lists and maps are folded into constants (cel-go `OptOptimize`: they cost 0);
+//! - literal-only lists and maps, and type conversions of constants, are folded into constants
+//!   (cel-go `OptOptimize`: they cost 0);
 //! - constant regex patterns are compiled;
 //! - `@result + [x]` and `cel.@mapInsert(@result, …)` in comprehension steps append in place.
 
 use super::Reference;
 use crate::cel::ast::{Ast, Expr, ExprKind, Literal, NodeId};
-use crate::cel::stdlib::{Overload, RegexCache, Registry};
+use crate::cel::stdlib::{Ctx, Fail, Overload, RegexCache, Registry};
 use crate::cel::value::{Key, OwnedMap, Str, Value};
 use crate::diagnostic::Span;
 use std::rc::Rc;
@@ -32,11 +33,15 @@ pub struct PlanError {
 pub struct PlanOptions {
     /// Use the Kubernetes cost estimator overrides (`library/cost.go`) before cel-go's defaults.
     pub k8s_cost: bool,
+    /// Evaluate type conversions of constants while planning (cel-go `OptOptimize`, which the
+    /// apiserver's base environment sets): `false` leaves them, and their errors, to evaluation
+    /// (cel-go without it, as the cel-spec conformance suites expect).
+    pub optimize: bool,
 }
 
 impl Default for PlanOptions {
     fn default() -> Self {
-        PlanOptions { k8s_cost: true }
+        PlanOptions { k8s_cost: true, optimize: true }
     }
 }
 
@@ -192,6 +197,7 @@ pub fn plan(
         globals: Vec::new(),
         slots: 0,
         regexes: RegexCache::default(),
+        optimize: options.optimize,
     };
     let root = p.plan(&ast.root)?;
     Ok(Program {
@@ -211,6 +217,7 @@ struct Planner<'r> {
     globals: Vec<Rc<str>>,
     slots: u32,
     regexes: RegexCache,
+    optimize: bool,
 }
 
 fn loc(e: &Expr) -> Loc {
@@ -589,6 +596,32 @@ impl Planner<'_> {
             // (`@sortByAssociatedKeys(list, keys)`); the argument layout is the same.
             overloads = self.registry.candidates(function, true, arity);
         }
+        // A type conversion of a constant is evaluated here (cel-go `OptOptimize`,
+        // `maybeOptimizeConstUnary`): it costs nothing at evaluation, and its error fails the
+        // program's creation.
+        if let ([Node::Const(arg)], None, true) =
+            (&planned[..], target, self.optimize && is_conversion(function))
+        {
+            let mut ctx = Ctx { regexes: &self.regexes, remaining: u64::MAX };
+            let mut result = Err(Fail::NoMatch);
+            for o in &overloads {
+                result = (o.imp)(&mut ctx, std::slice::from_ref(arg));
+                if !matches!(result, Err(Fail::NoMatch)) {
+                    break;
+                }
+            }
+            return match result {
+                Ok(v) => Ok(Node::Const(v)),
+                Err(f) => Err(PlanError {
+                    message: match f {
+                        Fail::Err(m) => m,
+                        _ => "no such overload".into(),
+                    },
+                    node: e.id,
+                    span: e.span,
+                }),
+            };
+        }
         // No implementation at all (only possible unchecked): like cel-go's planner, the call
         // still evaluates its arguments and then fails with `no such overload`, an error that
         // `||`/`&&` may absorb (cel-spec `basic/functions/unbound_is_runtime_error`).
@@ -606,6 +639,23 @@ impl Planner<'_> {
             k8s_named: crate::cel::stdlib::cost::k8s_names(function),
         })))
     }
+}
+
+/// cel-go `overloads.IsTypeConversionFunction`.
+fn is_conversion(f: &str) -> bool {
+    matches!(
+        f,
+        "bool"
+            | "bytes"
+            | "double"
+            | "duration"
+            | "dyn"
+            | "int"
+            | "string"
+            | "timestamp"
+            | "type"
+            | "uint"
+    )
 }
 
 fn is_index_fn(f: &str) -> bool {

@@ -74,6 +74,13 @@ pub fn default_call_cost(overload_id: &str, args: &[Value<'_>]) -> u64 {
         }
         "contains_string" => ceil(a(0) as f64 * STRING_TRAVERSAL)
             .saturating_mul(ceil(a(1) as f64 * STRING_TRAVERSAL)),
+        // cel-go ext/sets.go `trackSetsCost`: 1 + |a|·|b|, twice the product for equivalence.
+        "list_sets_contains_list" | "list_sets_intersects_list" => {
+            a(0).saturating_mul(a(1)).saturating_add(1)
+        }
+        "list_sets_equivalent_list" => {
+            a(0).saturating_mul(a(1)).saturating_mul(2).saturating_add(1)
+        }
         _ => 1,
     }
 }
