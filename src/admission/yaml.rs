@@ -62,10 +62,37 @@ impl NodePos {
     /// escape backslashes and line folds; returns `None` when they cannot be aligned (e.g. an
     /// escape such as `\t` precedes the offset) or the node is not a scalar.
     pub fn locate(&self, text: &str, value: &str, offset: usize) -> Option<usize> {
+        let mut found = None;
+        self.walk(text, value, |vi, at| {
+            if vi >= offset || vi == value.len() {
+                found = Some(at);
+            }
+            found.is_none()
+        });
+        found
+    }
+
+    /// [`NodePos::locate`] of every character offset of `value` and of its end, in order, as
+    /// far as they align: one walk over the source, where calling `locate` for each offset
+    /// walks it once per offset (quadratic in a long expression: the editor's cursor mapping).
+    pub fn locate_all(&self, text: &str, value: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        self.walk(text, value, |vi, at| {
+            out.push((vi, at));
+            true
+        });
+        out
+    }
+
+    /// Calls `f(value offset, manifest offset)` for each character of `value` that aligns with
+    /// the source, then for the end (`value.len()`) if all did, until `f` returns false.
+    fn walk(&self, text: &str, value: &str, mut f: impl FnMut(usize, usize) -> bool) {
         if matches!(self.style, NodeStyle::Mapping | NodeStyle::Sequence | NodeStyle::Alias) {
-            return None;
+            return;
         }
-        let src = text.get(self.span.start as usize..self.span.end as usize)?;
+        let Some(src) = text.get(self.span.start as usize..self.span.end as usize) else {
+            return;
+        };
         let mut src_iter = src.char_indices().peekable();
         // One past the source character of the last value character seen (the end of the value
         // is there, not after a closing quote).
@@ -84,17 +111,14 @@ impl NodePos {
                     break None;
                 }
             };
-            let si = found?;
-            if vi >= offset {
-                return Some(self.span.start as usize + si);
+            let Some(si) = found else { return };
+            if !f(vi, self.span.start as usize + si) {
+                return;
             }
             let sc_len = src[si..].chars().next().map_or(1, char::len_utf8);
             last_end = Some(self.span.start as usize + si + sc_len);
         }
-        if offset >= value.len() {
-            return Some(last_end.unwrap_or(self.span.end as usize));
-        }
-        None
+        f(value.len(), last_end.unwrap_or(self.span.end as usize));
     }
 }
 
@@ -1044,6 +1068,24 @@ mod tests {
         };
         assert_eq!(end("b"), Some("é"));
         assert_eq!(end("d"), Some("\"z"));
+    }
+
+    #[test]
+    fn locate_all_is_locate_at_every_offset() {
+        let text = "a: |\n  x ==\n    1\nb: 'it''s é'\nc: >-\n  f\n  g\nd: \"q\\\"z\\tw\"\ne: \"\"\nf: {}\n";
+        let (docs, _) = parse_stream(text);
+        let d = &docs[0];
+        for path in ["a", "b", "c", "d", "e", "f"] {
+            let p = d.positions.get(path).unwrap();
+            let v = d.value[path].as_str().unwrap_or("");
+            let all = p.locate_all(text, v);
+            let mut offsets: Vec<usize> = v.char_indices().map(|(i, _)| i).collect();
+            offsets.push(v.len());
+            for (n, i) in offsets.iter().enumerate() {
+                assert_eq!(all.get(n).map(|x| x.1), p.locate(text, v, *i), "{path} at {i}");
+                assert!(all.get(n).is_none_or(|x| x.0 == *i));
+            }
+        }
     }
 
     #[test]
