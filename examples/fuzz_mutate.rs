@@ -1,29 +1,33 @@
 //! A native mutation fuzzer over the public API (tests/node/README.md, "Native mutation
 //! fuzzer"): every input gets results or diagnostics, never a panic, never seconds of work,
-//! never gigabytes.
+//! never gigabytes, never more stack than the browser gives wasm.
 //!
 //! ```text
-//! cargo run --profile fuzz --example fuzz_mutate -- [--seconds N] [--seed S] [--out DIR]
+//! cargo run --profile fuzz --example fuzz_mutate -- [--seconds N] [--seed S] [--out DIR] [--stack KiB] [--stats]
 //! cargo run --profile fuzz --example fuzz_mutate -- --replay DIR/<finding>.json
 //! ```
 //!
 //! Corpus: the node fuzz test's (tests/node/fixtures/kyverno-corpus.yaml, the playground
-//! examples www/examples/*, the pipeline cases tests/cases/*) and the CLI's test files and dumps
-//! (crates/vap-eval-cli/tests/data). Each iteration derives its own generator from the seed and
-//! its number, so a run is reproducible and a finding replays alone (it is saved as JSON, with
-//! the panic message, minimised by deleting chunks while the same panic location is hit).
-//! Mutations: byte level (flip, insert, delete, duplicate, truncate, splice from another corpus
-//! file), YAML structure (a value replaced by another type or an edge value, lines and blocks
-//! deleted or duplicated, keys added, deep nesting) and CEL aware (tokens, operators, function
-//! names, macros, edge literals, indexes, regexps and library strings inside the expressions
-//! of the manifests). Targets: `evaluate`, a `PolicySet` evaluated twice, `typecheck`,
-//! `complete`/`hover` at random offsets (manifests and expressions), `evaluateExpression`, the
-//! audit reader and auditor over a mutated dump, the test runner over mutated test files.
+//! examples www/examples/*, the pipeline cases tests/cases/*, the CEL conformance expressions
+//! when extracted), the CLI's test files and dumps (crates/vap-eval-cli/tests/data) and dumps
+//! built from the corpus objects. Mutations: byte level (flip, insert, delete, duplicate,
+//! truncate, splice from another corpus file), YAML structure (a value replaced by another type
+//! or an edge value, lines and blocks deleted or duplicated, keys added, deep nesting) and CEL
+//! aware (tokens, operators, function names, macros, edge literals, indexes, regexps and
+//! library calls with edge arguments inside the expressions of the manifests); random OpenAPI
+//! schemas. Inputs whose results look new join a pool that later inputs are mutated from.
+//! Targets: `evaluate`, a `PolicySet` evaluated three times, `typecheck`, `complete`/`hover` at
+//! random offsets (manifests and expressions), `evaluateExpression`, the audit reader and
+//! auditor over a mutated dump, the test runner over mutated test files.
 //!
-//! Built with the `fuzz` profile (dev with optimisation: unwinding panics, debug assertions and
-//! overflow checks on). A call slower than 2 s is a finding; one over 60 s (a hang) saves its
-//! input and stops the run; the peak memory of each call is measured and over 512 MiB is a
-//! finding. Not part of the package or the test suite.
+//! Built with the `fuzz` profile (dev at opt-level 1: unwinding panics, debug assertions and
+//! overflow checks on). A run is reproducible from its seed; a finding is saved as JSON with its
+//! message and replays alone (`--replay`). A panic is saved once per location, minimised by
+//! deleting chunks while the same location panics; a call slower than 2 s or peaking over
+//! 512 MiB is a finding; one over 60 s is a hang. The work runs in a child process on a small
+//! stack; a child that dies (stack overflow, out of memory) leaves its input in
+//! `in-flight.json`, saved as a `crash` finding, and the next child goes on after it. Not part
+//! of the package or the test suite.
 
 use serde_json::{json, Map, Value as Json};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -244,6 +248,29 @@ fn load_corpus(root: &Path) -> Corpus {
         .filter(|(k, _)| k.contains("/audit/") || k.ends_with("resources.yaml"))
         .map(|(_, v)| v.clone())
         .collect();
+    // Dumps in every format the reader takes, from the corpus objects: a JSON List (pretty and
+    // compact), JSON lines, concatenated values, a top-level array, a YAML List.
+    let mut dumps = dumps;
+    let objects: Vec<Json> = examples
+        .iter()
+        .filter_map(|e| e.object.as_deref())
+        .filter_map(|t| vap_eval::audit::parse_document(t).ok())
+        .filter(Json::is_object)
+        .take(40)
+        .collect();
+    for chunk in objects.chunks(5) {
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": chunk});
+        dumps.push(serde_json::to_string_pretty(&list).unwrap());
+        dumps.push(list.to_string());
+        dumps.push(chunk.iter().map(|o| o.to_string() + "\n").collect());
+        dumps.push(chunk.iter().map(|o| serde_json::to_string_pretty(o).unwrap()).collect());
+        dumps.push(Json::Array(chunk.to_vec()).to_string());
+        let mut yaml = String::from("apiVersion: v1\nkind: List\nitems:\n");
+        for o in chunk {
+            yaml.push_str(&format!("- {o}\n"));
+        }
+        dumps.push(yaml);
+    }
     let mut policies_for_audit: Vec<String> =
         files.iter().filter(|(k, _)| k.ends_with("policy.yaml")).map(|(_, v)| v.clone()).collect();
     policies_for_audit.extend(examples.iter().take(8).map(|e| e.manifests.clone()));
@@ -271,6 +298,15 @@ fn load_corpus(root: &Path) -> Corpus {
     for t in &texts {
         for (_, _, e) in expression_spans(t) {
             exprs.insert(e);
+        }
+    }
+    // The CEL conformance expressions, where scripts/test.sh has extracted them.
+    if let Some(suites) = read(&root.join("tests/conformance/.cache/suites.json")) {
+        let suites: Json = serde_json::from_str(&suites).unwrap_or_default();
+        for t in suites["tests"].as_array().into_iter().flatten() {
+            if let Some(e) = t["expr"].as_str() {
+                exprs.insert(e.to_string());
+            }
         }
     }
     let mut exprs: Vec<String> = exprs.into_iter().collect();
@@ -868,6 +904,437 @@ const LIB_STRINGS: &[&str] = &[
     "x509.decode('-----BEGIN CERTIFICATE-----')",
 ];
 
+/// Library calls with typed holes, filled with edge values of the type (`library_call`).
+const TEMPLATES: &[&str] = &[
+    "$S.charAt($I)",
+    "$S.indexOf($S)",
+    "$S.indexOf($S, $I)",
+    "$S.lastIndexOf($S)",
+    "$S.lastIndexOf($S, $I)",
+    "$S.substring($I)",
+    "$S.substring($I, $I)",
+    "$S.replace($S, $S)",
+    "$S.replace($S, $S, $I)",
+    "$S.split($S)",
+    "$S.split($S, $I)",
+    "$S.lowerAscii()",
+    "$S.upperAscii()",
+    "$S.trim()",
+    "$L.join($S)",
+    "$L.join()",
+    "strings.quote($S)",
+    "$S.reverse()",
+    "$F.format($L)",
+    "$F.format([$X])",
+    "$F.format([$X, $X])",
+    "$S.size()",
+    "$S.matches($R)",
+    "$S.find($R)",
+    "$S.findAll($R)",
+    "$S.findAll($R, $I)",
+    "$S.startsWith($S)",
+    "$S.endsWith($S)",
+    "$S.contains($S)",
+    "$S + $S",
+    "$S < $S",
+    "$S[$I]",
+    "bytes($S).size()",
+    "string(bytes($S))",
+    "base64.encode(bytes($S))",
+    "base64.decode($S)",
+    "int($S)",
+    "uint($S)",
+    "double($S)",
+    "bool($S)",
+    "duration($S)",
+    "timestamp($S)",
+    "$I + $I",
+    "$I - $I",
+    "$I * $I",
+    "$I / $I",
+    "$I % $I",
+    "-$I",
+    "$U + $U",
+    "$U - $U",
+    "$U * $U",
+    "$U / $U",
+    "$U % $U",
+    "$D + $D",
+    "$D * $D",
+    "$D / $D",
+    "-$D",
+    "int($D)",
+    "uint($D)",
+    "int($U)",
+    "uint($I)",
+    "double($I)",
+    "double($U)",
+    "string($D)",
+    "string($I)",
+    "string($U)",
+    "$I == $D",
+    "$I < $U",
+    "$D < $U",
+    "$I < $D",
+    "duration(string($I) + 's')",
+    "timestamp($I)",
+    "timestamp($I).getFullYear($T)",
+    "timestamp($I).getDayOfYear($T)",
+    "timestamp($I).getMilliseconds($T)",
+    "timestamp($S).getHours($T)",
+    "timestamp($I) + duration($S)",
+    "timestamp($I) - timestamp($I)",
+    "duration($S) + duration($S)",
+    "duration($S).getMilliseconds()",
+    "duration($S) * 2",
+    "int(duration($S))",
+    "int(timestamp($I))",
+    "lists.range($I)",
+    "$L.slice($I, $I)",
+    "$L.flatten()",
+    "$L.flatten($I)",
+    "$L.sort()",
+    "$L.distinct()",
+    "$L.reverse()",
+    "$L.first()",
+    "$L.last()",
+    "$L.sum()",
+    "$L.min()",
+    "$L.max()",
+    "$L.isSorted()",
+    "$L.indexOf($X)",
+    "$L.lastIndexOf($X)",
+    "$L[$I]",
+    "$L[?$I]",
+    "$L.sortBy(x, x)",
+    "sets.contains($L, $L)",
+    "sets.equivalent($L, $L)",
+    "sets.intersects($L, $L)",
+    "math.greatest($X, $X)",
+    "math.least($L)",
+    "math.abs($I)",
+    "math.abs($D)",
+    "math.sign($I)",
+    "math.ceil($D)",
+    "math.floor($D)",
+    "math.round($D)",
+    "math.trunc($D)",
+    "math.isInf($D)",
+    "math.isNaN($D)",
+    "math.isFinite($D)",
+    "math.bitOr($I, $I)",
+    "math.bitAnd($U, $U)",
+    "math.bitXor($I, $I)",
+    "math.bitNot($I)",
+    "math.bitShiftLeft($I, $I)",
+    "math.bitShiftRight($I, $I)",
+    "math.bitShiftLeft($U, $I)",
+    "math.sqrt($D)",
+    "quantity($Q)",
+    "isQuantity($Q)",
+    "quantity($Q).asInteger()",
+    "quantity($Q).asApproximateFloat()",
+    "quantity($Q).isInteger()",
+    "quantity($Q).sign()",
+    "quantity($Q).add(quantity($Q))",
+    "quantity($Q).add($I)",
+    "quantity($Q).sub($I)",
+    "quantity($Q).sub(quantity($Q))",
+    "quantity($Q).compareTo(quantity($Q))",
+    "quantity($Q).isLessThan(quantity($Q))",
+    "string(quantity($Q))",
+    "url($S)",
+    "isURL($S)",
+    "url($S).getHost()",
+    "url($S).getHostname()",
+    "url($S).getPort()",
+    "url($S).getQuery()",
+    "url($S).getEscapedPath()",
+    "url($S).getScheme()",
+    "ip($S)",
+    "isIP($S)",
+    "ip.isCanonical($S)",
+    "ip($S).family()",
+    "ip($S).isLoopback()",
+    "string(ip($S))",
+    "cidr($S)",
+    "isCIDR($S)",
+    "cidr($S).prefixLength()",
+    "cidr($S).masked()",
+    "cidr($S).ip()",
+    "cidr($S).containsIP($S)",
+    "cidr($S).containsCIDR($S)",
+    "string(cidr($S))",
+    "semver($S)",
+    "semver($S, true)",
+    "isSemver($S)",
+    "isSemver($S, true)",
+    "semver($S).major()",
+    "semver($S, true).patch()",
+    "semver($S).compareTo(semver($S, true))",
+    "format.named($S)",
+    "format.named($S).hasValue()",
+    "format.dns1123Label().validate($S)",
+    "format.dns1123Subdomain().validate($S)",
+    "format.qualifiedName().validate($S)",
+    "format.labelValue().validate($S)",
+    "format.uri().validate($S)",
+    "format.uuid().validate($S)",
+    "format.byte().validate($S)",
+    "format.date().validate($S)",
+    "format.datetime().validate($S)",
+    "format.dns1035LabelPrefix().validate($S)",
+    "authorizer.group($S).resource($S).namespace($S).name($S).check($S).allowed()",
+    "authorizer.path($S).check($S).reason()",
+    "authorizer.serviceAccount($S, $S).group($S).resource($S).subresource($S).check($S).error()",
+    "authorizer.group($S).resource($S).fieldSelector($S).labelSelector($S).check($S).allowed()",
+    "jsonpatch.escapeKey($S)",
+    "cel.bind(x, $X, [x, x])",
+    "optional.of($X).orValue($X)",
+    "optional.ofNonZeroValue($X)",
+    "{$X: $X}",
+    "{$X: 1, $X: 2}",
+    "[$X, $X][$I]",
+    "$X in $L",
+    "$X == $X",
+    "type($X)",
+    "dyn($X) + dyn($X)",
+    "$L + $L",
+    "$L.map(x, x * $I)",
+    "$L.exists_one(x, x == $X)",
+    "$L.transformList(i, v, i * $I)",
+    "{1: 2}.transformMap(k, v, v + $I)",
+    "$L.all(i, v, i < $I)",
+];
+
+const HOLE_S: &[&str] = &[
+    "''",
+    "'a'",
+    "'abc'",
+    "'é😀a'",
+    "'😀'",
+    "'ß'",
+    "'İ'",
+    "'\\u0000'",
+    "'a,b,,c'",
+    "'%'",
+    "'\\\\'",
+    "'\\uFFFF'",
+    "'\\U0010FFFF'",
+    "' \\t\\n'",
+    "'1.2.3'",
+    "'v1.2.3-rc.1+b'",
+    "'1h30m'",
+    "'-1s'",
+    "'2024-01-01T00:00:00Z'",
+    "'10.0.0.1'",
+    "'::1'",
+    "'fe80::1%eth0'",
+    "'10.0.0.0/8'",
+    "'::ffff:1.2.3.4/128'",
+    "'http://a.b:8080/p?q=1&q=2#f'",
+    "'https://[::1]:0/'",
+    "'/relative'",
+    "'mailto:x'",
+    "'a=b,c!=d'",
+    "'a in (b,c)'",
+    "'!a'",
+    "'x'.repeat(3)",
+    "string(b'\\xff')",
+    "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'",
+    "'get'",
+    "'*'",
+    "'dns1123Label'",
+    "'-'",
+    "'0'",
+    "'9223372036854775808'",
+    "'1e400'",
+    "'NaN'",
+    "'true'",
+    "'TRUE'",
+    "'t'",
+];
+const HOLE_I: &[&str] = &[
+    "0",
+    "1",
+    "2",
+    "3",
+    "5",
+    "-1",
+    "-2",
+    "63",
+    "64",
+    "65",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "-9223372036854775807",
+    "100000000",
+    "4294967296",
+    "1000000",
+];
+const HOLE_U: &[&str] = &["0u", "1u", "2u", "18446744073709551615u", "9223372036854775808u"];
+const HOLE_D: &[&str] = &[
+    "0.0",
+    "-0.0",
+    "0.5",
+    "-0.5",
+    "1.5",
+    "2.5",
+    "1e308",
+    "-1e308",
+    "1e-320",
+    "double('NaN')",
+    "double('inf')",
+    "double('-inf')",
+    "9.223372036854776e18",
+    "-9.223372036854776e18",
+    "1.8446744073709552e19",
+    "4503599627370497.0",
+];
+const HOLE_L: &[&str] = &[
+    "[]",
+    "[1, 2, 3]",
+    "[3, 1, 2, 1]",
+    "['a', 'é', '']",
+    "[1, 'a']",
+    "[[1], [2, [3]], []]",
+    "[1.0, 2u]",
+    "[true, false]",
+    "[9223372036854775807, 1]",
+    "[-9223372036854775808, -1]",
+    "[18446744073709551615u, 1u]",
+    "[1e308, 1e308]",
+    "[duration('1h'), duration('-1h')]",
+    "[timestamp(0), timestamp(253402300799)]",
+    "[b'a', b'']",
+    "[null, null]",
+    "[{}, {}]",
+    "[dyn(1), dyn(1u), dyn(1.0)]",
+    "lists.range(3)",
+    "[double('NaN'), 1.0]",
+];
+const HOLE_Q: &[&str] = &[
+    "''",
+    "'0'",
+    "'1'",
+    "'-1'",
+    "'100m'",
+    "'1Ki'",
+    "'1Gi'",
+    "'1e3'",
+    "'1E3'",
+    "'1.5'",
+    "'.5'",
+    "'5.'",
+    "'1e-3'",
+    "'1n'",
+    "'1u'",
+    "'9223372036854775807'",
+    "'9223372036854775808'",
+    "'-9223372036854775808'",
+    "'8Ei'",
+    "'9Ei'",
+    "'1e18'",
+    "'1e19'",
+    "'1e308'",
+    "'1e-308'",
+    "'0.0000000001'",
+    "'123456789012345678901234567890'",
+    "'1Pi'",
+    "'+1'",
+    "'--1'",
+    "'1 '",
+    "'1e'",
+    "'1ee3'",
+    "'1.5Mi'",
+    "'0.1m'",
+    "'999999999999999999999E'",
+];
+const HOLE_T: &[&str] = &[
+    "''",
+    "'UTC'",
+    "'Europe/Paris'",
+    "'America/New_York'",
+    "'+14:00'",
+    "'-12:00'",
+    "'+99:99'",
+    "'-'",
+    "'+'",
+    "'Nope/Zone'",
+    "'../etc'",
+    "'02:00'",
+    "'+02'",
+    "'Local'",
+    "'EST5EDT'",
+];
+const HOLE_F: &[&str] = &[
+    "'%s'",
+    "'%d'",
+    "'%f'",
+    "'%.3f'",
+    "'%e'",
+    "'%x'",
+    "'%X'",
+    "'%o'",
+    "'%b'",
+    "'%%'",
+    "'%.0e'",
+    "'%10s'",
+    "'%-5d'",
+    "'%.*f'",
+    "'%'",
+    "'%.'",
+    "'%.99f'",
+    "'%.1000f'",
+    "'%s %s'",
+    "'%1$s'",
+    "'%q'",
+    "'%.2s'",
+    "'%.f'",
+    "'%.-1f'",
+    "'%.18446744073709551616f'",
+    "'%.9223372036854775807f'",
+];
+
+fn hole(rng: &mut Rng, kind: u8) -> String {
+    let v = match kind {
+        b'S' => *rng.pick(HOLE_S),
+        b'I' => *rng.pick(HOLE_I),
+        b'U' => *rng.pick(HOLE_U),
+        b'D' => *rng.pick(HOLE_D),
+        b'L' => *rng.pick(HOLE_L),
+        b'Q' => *rng.pick(HOLE_Q),
+        b'T' => *rng.pick(HOLE_T),
+        b'F' => *rng.pick(HOLE_F),
+        b'R' => {
+            return format!("'{}'", rng.pick(REGEXPS).replace('\\', "\\\\").replace('\'', "\\'"))
+        }
+        _ => {
+            let pool: [&[&str]; 5] = [HOLE_S, HOLE_I, HOLE_U, HOLE_D, HOLE_L];
+            let list = *rng.pick(&pool);
+            *rng.pick(list)
+        }
+    };
+    v.to_string()
+}
+
+/// A library call with edge arguments; sometimes a hole of the wrong type.
+fn library_call(rng: &mut Rng) -> String {
+    let t = *rng.pick(TEMPLATES);
+    let mut out = String::new();
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '$' {
+            let k = chars.next().unwrap_or('X') as u8;
+            let k = if rng.chance(8) { *rng.pick(b"SIUDLQTFRX") } else { k };
+            out.push_str(&hole(rng, k));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn random_piece(rng: &mut Rng, corpus: &Corpus) -> String {
     match rng.below(12) {
         0 => (*rng.pick(CHARS)).to_string(),
@@ -1230,7 +1697,8 @@ fn mutate_cel(e: &str, rng: &mut Rng, corpus: &Corpus) -> String {
                 let r = rng.pick(REGEXPS).replace('\\', "\\\\").replace('\'', "\\'");
                 format!("{tok}.matches('{r}')")
             }
-            7 => (*rng.pick(LIB_STRINGS)).to_string(),
+            7 if rng.chance(50) => (*rng.pick(LIB_STRINGS)).to_string(),
+            7 => library_call(rng),
             8 => {
                 // A token from another expression.
                 let other = rng.pick(&corpus.exprs);
@@ -1342,6 +1810,148 @@ fn random_json(rng: &mut Rng, depth: usize) -> Json {
     }
 }
 
+/// A random OpenAPI v3 schema: types (and wrong ones), properties, items, refs (to built-in
+/// definitions, missing ones, itself), the Kubernetes extensions, combinators.
+fn random_schema(rng: &mut Rng, depth: usize) -> Json {
+    let mut m = Map::new();
+    if rng.chance(70) {
+        let t: Json = match rng.below(12) {
+            0 => json!("array"),
+            1 => json!("string"),
+            2 => json!("integer"),
+            3 => json!("number"),
+            4 => json!("boolean"),
+            5 => json!(["object", "null"]),
+            6 => json!(7),
+            7 => json!(""),
+            _ => json!("object"),
+        };
+        m.insert("type".into(), t);
+    }
+    if depth < 4 {
+        if rng.chance(50) {
+            let mut props = Map::new();
+            for _ in 0..rng.below(5) {
+                let k = *rng.pick(&[
+                    "spec",
+                    "metadata",
+                    "replicas",
+                    "items",
+                    "a-b",
+                    "",
+                    "1a",
+                    "namespace",
+                    "self",
+                    "__x__",
+                    "in",
+                    "é",
+                    "data",
+                    "status",
+                    "apiVersion",
+                    "kind",
+                ]);
+                props.insert(k.into(), random_schema(rng, depth + 1));
+            }
+            m.insert("properties".into(), Json::Object(props));
+        }
+        if rng.chance(25) {
+            let v =
+                if rng.chance(30) { json!(rng.chance(50)) } else { random_schema(rng, depth + 1) };
+            m.insert("additionalProperties".into(), v);
+        }
+        if rng.chance(25) {
+            let v = if rng.chance(20) {
+                json!([random_schema(rng, depth + 1)])
+            } else {
+                random_schema(rng, depth + 1)
+            };
+            m.insert("items".into(), v);
+        }
+        if rng.chance(10) {
+            let k = *rng.pick(&["allOf", "anyOf", "oneOf"]);
+            m.insert(
+                k.into(),
+                json!([random_schema(rng, depth + 1), random_schema(rng, depth + 1)]),
+            );
+        }
+        if rng.chance(5) {
+            m.insert("not".into(), random_schema(rng, depth + 1));
+        }
+    }
+    if rng.chance(15) {
+        let r = *rng.pick(&[
+            "#/components/schemas/io.k8s.api.apps.v1.Deployment",
+            "#/components/schemas/io.k8s.api.core.v1.PodSpec",
+            "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+            "#/components/schemas/io.k8s.apimachinery.pkg.util.intstr.IntOrString",
+            "#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity",
+            "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time",
+            "#/components/schemas/nope",
+            "#/definitions/io.k8s.api.apps.v1.Deployment",
+            "#",
+            "#/",
+            "",
+            "Loop",
+        ]);
+        m.insert("$ref".into(), json!(r));
+    }
+    for (k, v) in [
+        ("x-kubernetes-preserve-unknown-fields", json!(true)),
+        ("x-kubernetes-int-or-string", json!(true)),
+        ("x-kubernetes-embedded-resource", json!(true)),
+        ("nullable", json!(true)),
+        ("x-kubernetes-list-type", json!("map")),
+        ("x-kubernetes-list-map-keys", json!(["name", ""])),
+        ("x-kubernetes-map-type", json!("atomic")),
+        (
+            "format",
+            json!(*rng.pick(&[
+                "date-time",
+                "date",
+                "byte",
+                "int64",
+                "int-or-string",
+                "duration",
+                "quantity",
+                "uri",
+                "x"
+            ])),
+        ),
+        ("enum", json!([1, "a", null, {}])),
+        ("maxLength", json!(9223372036854775807i64)),
+        ("maxItems", json!(-1)),
+        ("maxProperties", json!(1.5)),
+        ("default", json!({"a": [1]})),
+        ("x-kubernetes-validations", json!([{"rule": "self.size() > 0"}])),
+    ] {
+        if rng.chance(6) {
+            m.insert(k.into(), v);
+        }
+    }
+    if rng.chance(3) {
+        return random_json(rng, 2);
+    }
+    Json::Object(m)
+}
+
+fn random_schemas(rng: &mut Rng) -> String {
+    let mut m = Map::new();
+    for _ in 0..1 + rng.below(3) {
+        let k = *rng.pick(&[
+            "apps/v1/Deployment",
+            "v1/Pod",
+            "v1/ConfigMap",
+            "example.com/v1/Widget",
+            "v1/Namespace",
+            "batch/v1/Job",
+            "",
+            "/",
+        ]);
+        m.insert(k.into(), random_schema(rng, 0));
+    }
+    Json::Object(m).to_string()
+}
+
 // ---- cases --------------------------------------------------------------------------------
 
 /// One call: `target` and its inputs (all strings, so that it saves and replays as JSON).
@@ -1365,11 +1975,63 @@ const SCHEMAS: &[&str] = &[
     r##"{"apps/v1/Deployment": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.apps.v1.Deployment"}], "anyOf": [{}], "items": {"items": {"items": {}}}}}"##,
 ];
 
-fn generate(rng: &mut Rng, corpus: &Corpus) -> Case {
+/// Inputs whose results looked new (`FEATURE`): mutated again, so mutations accumulate.
+#[derive(Default)]
+struct Pools {
+    examples: Vec<Example>,
+    exprs: Vec<String>,
+}
+
+const POOL_MAX: usize = 20_000;
+
+impl Pools {
+    fn keep(&mut self, c: &Case, rng: &mut Rng) {
+        let cap = |v: usize, rng: &mut Rng| if v >= POOL_MAX { Some(rng.below(v)) } else { None };
+        match c["target"].as_str() {
+            "evaluate" => {
+                let e = Example {
+                    manifests: s(c, "manifests").unwrap_or_default(),
+                    object: s(c, "object"),
+                    old_object: s(c, "oldObject"),
+                    request: s(c, "request"),
+                };
+                if e.manifests.len() + e.object.as_ref().map_or(0, String::len) > 200_000 {
+                    return;
+                }
+                match cap(self.examples.len(), rng) {
+                    Some(i) => self.examples[i] = e,
+                    None => self.examples.push(e),
+                }
+            }
+            "expression" => {
+                let e = c["expression"].clone();
+                if e.len() > 20_000 {
+                    return;
+                }
+                match cap(self.exprs.len(), rng) {
+                    Some(i) => self.exprs[i] = e,
+                    None => self.exprs.push(e),
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn generate(rng: &mut Rng, corpus: &Corpus, pools: &Pools) -> Case {
     let mut c = Case::new();
     let r = rng.below(100);
     if r < 50 {
-        let ex = rng.pick(&corpus.examples).clone();
+        // One in five from the Kyverno examples (few, but a whole engine).
+        let kyverno: Vec<&Example> =
+            corpus.examples.iter().filter(|e| e.manifests.contains("kyverno.io/")).collect();
+        let ex = if rng.chance(20) && !kyverno.is_empty() {
+            (*rng.pick(&kyverno)).clone()
+        } else if rng.chance(50) && !pools.examples.is_empty() {
+            rng.pick(&pools.examples).clone()
+        } else {
+            rng.pick(&corpus.examples).clone()
+        };
         let mut fields = vec![
             ("manifests", Some(ex.manifests)),
             ("object", ex.object),
@@ -1403,6 +2065,8 @@ fn generate(rng: &mut Rng, corpus: &Corpus) -> Case {
         }
         if rng.chance(10) {
             c.insert("schemas".into(), (*rng.pick(SCHEMAS)).into());
+        } else if rng.chance(10) {
+            c.insert("schemas".into(), random_schemas(rng));
         }
         if rng.chance(20) {
             c.insert("objectAsValue".into(), "true".into());
@@ -1416,12 +2080,28 @@ fn generate(rng: &mut Rng, corpus: &Corpus) -> Case {
         };
         if target == "complete" || target == "hover" {
             let len = c.get("manifests").map_or(0, |m| m.len());
-            c.insert("position".into(), rng.below(len + 2).to_string());
+            let p =
+                if rng.chance(5) { u32::MAX as usize - rng.below(3) } else { rng.below(len + 2) };
+            c.insert("position".into(), p.to_string());
         }
         c.insert("target".into(), target.into());
     } else if r < 80 {
-        let base = rng.pick(&corpus.exprs).clone();
-        let expr = if rng.chance(50) {
+        let base = if rng.chance(50) && !pools.exprs.is_empty() {
+            rng.pick(&pools.exprs).clone()
+        } else {
+            rng.pick(&corpus.exprs).clone()
+        };
+        let expr = if rng.chance(30) {
+            // Library calls with edge arguments, sometimes two joined, sometimes mutated.
+            let mut e = library_call(rng);
+            if rng.chance(20) {
+                e = format!("{e} {} {}", rng.pick(OPERATORS), library_call(rng));
+            }
+            if rng.chance(20) {
+                e = mutate_cel(&e, rng, corpus);
+            }
+            e
+        } else if rng.chance(50) {
             mutate_cel(&base, rng, corpus)
         } else if rng.chance(50) {
             mutate_bytes(&base, rng, corpus)
@@ -1479,9 +2159,13 @@ fn generate(rng: &mut Rng, corpus: &Corpus) -> Case {
         if rng.chance(10) {
             let m: Map<String, Json> = serde_json::from_str(rng.pick::<&str>(SCHEMAS)).unwrap();
             c.insert("objectSchema".into(), m.values().next().unwrap().to_string());
+        } else if rng.chance(15) {
+            c.insert("objectSchema".into(), random_schema(rng, 0).to_string());
         }
         if rng.chance(5) {
             c.insert("schemas".into(), (*rng.pick(SCHEMAS)).into());
+        } else if rng.chance(10) {
+            c.insert("schemas".into(), random_schemas(rng));
         }
         let target = match rng.below(10) {
             0..=6 => "expression",
@@ -1505,6 +2189,9 @@ fn generate(rng: &mut Rng, corpus: &Corpus) -> Case {
         }
         if rng.chance(30) {
             c.insert("update".into(), "true".into());
+        }
+        if rng.chance(50) {
+            c.insert("capacity".into(), (1 + rng.below(64)).to_string());
         }
     } else {
         c.insert("target".into(), "testfile".into());
@@ -1563,7 +2250,40 @@ fn run(c: &Case, files: &BTreeMap<String, String>) {
     match c["target"].as_str() {
         "evaluate" => {
             let r = evaluate(&input_of(c));
-            let _ = serde_json::to_string(&r);
+            let text = serde_json::to_string(&r).unwrap_or_default();
+            let mut codes: Vec<&str> = r.diagnostics.iter().map(|d| d.code).collect();
+            codes.sort();
+            codes.dedup();
+            let message: String = r
+                .response
+                .status
+                .as_ref()
+                .map(|st| st.message.chars().take(24).collect())
+                .unwrap_or_default();
+            *FEATURE.lock().unwrap() =
+                format!("{codes:?} {} {message} {}", r.response.allowed, r.policies.len());
+            if STATS.load(Ordering::Relaxed) {
+                let v: Json = serde_json::from_str(&text).unwrap_or_default();
+                let mut stats = STATS_COUNTS.lock().unwrap();
+                let mut codes: Vec<String> = v["diagnostics"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|d| d["code"].as_str().unwrap_or("?").to_string())
+                    .collect();
+                codes.dedup();
+                for code in codes {
+                    *stats.entry(code).or_default() += 1;
+                }
+                let allowed = v["response"]["allowed"].as_bool();
+                *stats.entry(format!("(allowed {allowed:?})")).or_default() += 1;
+                *stats
+                    .entry(format!(
+                        "(policies {})",
+                        v["policies"].as_array().map_or(0, Vec::len).min(3)
+                    ))
+                    .or_default() += 1;
+            }
         }
         "policyset" => {
             let input = input_of(c);
@@ -1598,9 +2318,17 @@ fn run(c: &Case, files: &BTreeMap<String, String>) {
             let options = expression_options(c);
             match c["target"].as_str() {
                 "expression" => {
-                    let _ = serde_json::to_string(&evaluate_expression(
-                        expression, &variables, &options,
-                    ));
+                    let r = evaluate_expression(expression, &variables, &options);
+                    let _ = serde_json::to_string(&r);
+                    let first: Vec<String> = r
+                        .diagnostics
+                        .iter()
+                        .take(2)
+                        .map(|d| {
+                            format!("{} {}", d.code, d.message.chars().take(24).collect::<String>())
+                        })
+                        .collect();
+                    *FEATURE.lock().unwrap() = format!("{:?} {first:?}", r.type_name);
                 }
                 t => {
                     let source =
@@ -1619,7 +2347,10 @@ fn run(c: &Case, files: &BTreeMap<String, String>) {
             let mut auditor = Auditor::new(&c["policies"], options);
             let dump = &c["dump"];
             let mut n = 0;
-            for item in DumpReader::new(dump.as_bytes(), "dump") {
+            // A small read buffer: documents straddle its refills.
+            let capacity = s(c, "capacity").and_then(|n| n.parse().ok()).unwrap_or(8192);
+            let reader = std::io::BufReader::with_capacity(capacity, dump.as_bytes());
+            for item in DumpReader::new(reader, "dump") {
                 if let Ok(raw) = item {
                     let _ = serde_json::to_string(&auditor.audit(&raw));
                 }
@@ -1654,6 +2385,12 @@ fn run(c: &Case, files: &BTreeMap<String, String>) {
 
 // ---- the harness --------------------------------------------------------------------------
 
+/// `--stats`: count the diagnostic codes of `evaluate` results (how deep the inputs reach).
+static STATS: AtomicBool = AtomicBool::new(false);
+static STATS_COUNTS: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
+/// What a call's result looked like (diagnostic codes, decision, type): a new one keeps its
+/// input in the pool that later inputs are mutated from.
+static FEATURE: Mutex<String> = Mutex::new(String::new());
 static LAST_PANIC: Mutex<Option<(String, String)>> = Mutex::new(None);
 static CALL_STARTED: AtomicU64 = AtomicU64::new(0);
 static IN_CALL: AtomicBool = AtomicBool::new(false);
@@ -1671,6 +2408,7 @@ enum Outcome {
 
 fn call(c: &Case, files: &BTreeMap<String, String>) -> Outcome {
     *LAST_PANIC.lock().unwrap() = None;
+    FEATURE.lock().unwrap().clear();
     CATCHING.store(true, Ordering::Relaxed);
     let result = catch_unwind(AssertUnwindSafe(|| run(c, files)));
     CATCHING.store(false, Ordering::Relaxed);
@@ -1763,6 +2501,71 @@ fn main() {
         *LAST_PANIC.lock().unwrap() = Some((location, message));
     }));
 
+    // A small stack, as in the browser: V8 runs wasm on its own ~1 MB stack (450 levels of a
+    // YAML object exhausted it under `evaluate`). 768 KiB is the least on which documents at
+    // the YAML reader's depth limit (255) pass natively, as they do under Node. A stack
+    // overflow aborts the process: the supervisor (below) saves the in-flight input and starts
+    // a new child after it.
+    let stack: usize = arg("--stack").and_then(|v| v.parse().ok()).unwrap_or(768);
+    if args.iter().any(|a| a == "--child") || arg("--replay").is_some() {
+        let child_args = args.clone();
+        std::thread::Builder::new()
+            .stack_size(stack << 10)
+            .spawn(move || child(child_args, seconds, seed, out))
+            .unwrap()
+            .join()
+            .unwrap();
+    } else {
+        supervise(&args, seconds, seed, &out);
+    }
+}
+
+/// Runs children (`--child --start N`) until the time is up; a child that dies (stack
+/// overflow, out of memory, abort) leaves its input in `in-flight.json`, saved as a `crash`
+/// finding, and the next child starts after it.
+fn supervise(args: &[String], seconds: u64, seed: u64, out: &Path) {
+    let exe = std::env::current_exe().unwrap();
+    let epoch = Instant::now();
+    let mut start = 0u64;
+    let inflight = out.join("in-flight.json");
+    loop {
+        let left = seconds.saturating_sub(epoch.elapsed().as_secs());
+        if left == 0 {
+            break;
+        }
+        let mut command = std::process::Command::new(&exe);
+        command.args(["--child", "--start", &start.to_string(), "--seconds", &left.to_string()]);
+        command.args(["--seed", &seed.to_string(), "--out", &out.display().to_string()]);
+        for flag in ["--stack"] {
+            if let Some(i) = args.iter().position(|a| a == flag) {
+                command.args(&args[i..(i + 2).min(args.len())]);
+            }
+        }
+        if args.iter().any(|a| a == "--stats") {
+            command.arg("--stats");
+        }
+        let status = command.status().unwrap();
+        if status.success() {
+            break;
+        }
+        let Ok(text) = std::fs::read_to_string(&inflight) else { break };
+        let doc: Json = serde_json::from_str(&text).unwrap_or_default();
+        let Some(i) = doc["iteration"].as_u64() else { break };
+        if status.code() != Some(3) {
+            // (3: a hang, saved by the child's watchdog.)
+            let note = format!("the process died ({status}) at iteration {i}");
+            let saved = json!({"kind": "crash", "note": note, "case": doc["case"]});
+            let path = out.join(format!("crash-{seed}-{i}.json"));
+            std::fs::write(&path, serde_json::to_string_pretty(&saved).unwrap()).unwrap();
+            eprintln!("CRASH: {note}\n      -> {}", path.display());
+        }
+        start = i + 1;
+    }
+}
+
+fn child(args: Vec<String>, seconds: u64, seed: u64, out: PathBuf) {
+    let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1));
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let corpus = load_corpus(&root);
 
     if let Some(path) = arg("--replay") {
@@ -1791,6 +2594,7 @@ fn main() {
         corpus.dumps.len(),
         out.display()
     );
+    STATS.store(args.iter().any(|a| a == "--stats"), Ordering::Relaxed);
     let inflight = out.join("in-flight.json");
     let epoch = Instant::now();
     // Watchdog: a call running longer than HANG is a hang; its input is already on disk.
@@ -1815,14 +2619,17 @@ fn main() {
     }
 
     let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut features: BTreeSet<String> = BTreeSet::new();
+    let mut pools = Pools::default();
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     let (mut panics, mut slow, mut big) = (0u64, 0u64, 0u64);
     let deadline = Duration::from_secs(seconds);
-    let mut i: u64 = 0;
+    let first: u64 = arg("--start").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let mut i = first;
     let mut last_report = Instant::now();
     while epoch.elapsed() < deadline {
         let mut rng = Rng::new(seed, i);
-        let c = generate(&mut rng, &corpus);
+        let c = generate(&mut rng, &corpus, &pools);
         // The input is on disk before the call: an abort (stack overflow, out of memory) or a
         // hang leaves it there.
         let doc = json!({"kind": "in-flight", "seed": seed, "iteration": i, "case": c});
@@ -1837,6 +2644,10 @@ fn main() {
         let took = t.elapsed();
         IN_CALL.store(false, Ordering::Relaxed);
         let peak = PEAK.load(Ordering::Relaxed).saturating_sub(before);
+        let feature = std::mem::take(&mut *FEATURE.lock().unwrap());
+        if !feature.is_empty() && features.insert(format!("{} {feature}", c["target"])) {
+            pools.keep(&c, &mut rng);
+        }
         match outcome {
             Outcome::Panic { location, message } => {
                 panics += 1;
@@ -1870,14 +2681,21 @@ fn main() {
         if last_report.elapsed() > Duration::from_secs(60) {
             last_report = Instant::now();
             eprintln!(
-                "{:>5} s: {i} executions ({:.0}/s), {panics} panics ({} distinct), {slow} slow, {big} big; {counts:?}",
+                "{:>5} s: {i} executions ({:.0}/s), {panics} panics ({} distinct), {slow} slow, {big} big; pools {} + {}; {counts:?}",
                 epoch.elapsed().as_secs(),
-                i as f64 / epoch.elapsed().as_secs_f64(),
-                seen.iter().filter(|k| k.starts_with("panic")).count()
+                (i - first) as f64 / epoch.elapsed().as_secs_f64(),
+                seen.iter().filter(|k| k.starts_with("panic")).count(),
+                pools.examples.len(),
+                pools.exprs.len(),
             );
         }
     }
     let _ = std::fs::remove_file(&inflight);
+    if STATS.load(Ordering::Relaxed) {
+        let mut stats: Vec<_> = STATS_COUNTS.lock().unwrap().clone().into_iter().collect();
+        stats.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+        eprintln!("evaluate results: {stats:?}");
+    }
     eprintln!(
         "done: {i} executions in {:.0} s, {panics} panics ({} distinct locations), {slow} slow, {big} over {} MiB; {counts:?}",
         epoch.elapsed().as_secs_f64(),
