@@ -69,7 +69,7 @@ impl NodePos {
     /// escape such as `\t` precedes the offset) or the node is not a scalar.
     pub fn locate(&self, text: &str, value: &str, offset: usize) -> Option<usize> {
         let mut found = None;
-        self.walk(text, value, |vi, at| {
+        self.walk(text, value, &mut |vi, at| {
             if vi >= offset || vi == value.len() {
                 found = Some(at);
             }
@@ -83,7 +83,7 @@ impl NodePos {
     /// walks it once per offset (quadratic in a long expression: the editor's cursor mapping).
     pub fn locate_all(&self, text: &str, value: &str) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
-        self.walk(text, value, |vi, at| {
+        self.walk(text, value, &mut |vi, at| {
             out.push((vi, at));
             true
         });
@@ -92,7 +92,7 @@ impl NodePos {
 
     /// Calls `f(value offset, manifest offset)` for each character of `value` that aligns with
     /// the source, then for the end (`value.len()`) if all did, until `f` returns false.
-    fn walk(&self, text: &str, value: &str, mut f: impl FnMut(usize, usize) -> bool) {
+    fn walk(&self, text: &str, value: &str, f: &mut dyn FnMut(usize, usize) -> bool) {
         if matches!(self.style, NodeStyle::Mapping | NodeStyle::Sequence | NodeStyle::Alias) {
             return;
         }
