@@ -2508,7 +2508,8 @@ fn main() {
     // under Node. A stack overflow aborts the process: the supervisor (below) saves the
     // in-flight input and starts a new child after it.
     let stack: usize = arg("--stack").and_then(|v| v.parse().ok()).unwrap_or(1024);
-    if args.iter().any(|a| a == "--child") || arg("--replay").is_some() {
+    if args.iter().any(|a| a == "--child") || arg("--replay").is_some() || arg("--exprs").is_some()
+    {
         let child_args = args.clone();
         std::thread::Builder::new()
             .stack_size(stack << 10)
@@ -2568,6 +2569,29 @@ fn child(args: Vec<String>, seconds: u64, seed: u64, out: PathBuf) {
     let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1));
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let corpus = load_corpus(&root);
+
+    // `--exprs N`: N generated expressions with their native results, one JSON line each, to
+    // compare with the package's (wasm32: usize is 32 bits, stacks and floats formatting are
+    // the engine's).
+    if let Some(n) = arg("--exprs").and_then(|v| v.parse::<u64>().ok()) {
+        let pools = Pools::default();
+        for i in 0..n {
+            let mut rng = Rng::new(seed, i);
+            let e = loop {
+                let c = generate(&mut rng, &corpus, &pools);
+                if c["target"] == "expression" {
+                    break c["expression"].clone();
+                }
+            };
+            let r = evaluate_expression(&e, &Map::new(), &ExpressionOptions::default());
+            let diags: Vec<&str> = r.diagnostics.iter().map(|d| d.message.as_str()).collect();
+            println!(
+                "{}",
+                json!({"expr": e, "value": r.value, "type": r.type_name, "diagnostics": diags})
+            );
+        }
+        return;
+    }
 
     if let Some(path) = arg("--replay") {
         let doc: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
