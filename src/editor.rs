@@ -226,13 +226,11 @@ fn locate(source: &Source<'_>, position: u32) -> Option<Located> {
             }
             // The expression offset whose character sits at (or last before) the cursor.
             let mut at = None;
-            for (i, _) in expression.char_indices().chain([(expression.len(), ' ')]) {
-                match pos.locate(&text, expression, i) {
-                    Some(b) if b <= cursor => at = Some(i),
-                    Some(_) => break,
-                    None if i == expression.len() => {}
-                    None => break,
+            for (i, b) in pos.locate_all(&text, expression) {
+                if b > cursor {
+                    break;
                 }
+                at = Some(i);
             }
             let Some(at) = at else { continue };
             // An empty or trailing position: after the last character.

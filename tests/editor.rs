@@ -176,6 +176,24 @@ fn positions_inside_manifests() {
 }
 
 #[test]
+fn a_long_expression_in_manifests_completes_in_linear_time() {
+    // The cursor was mapped by locating each character of the expression from the start of
+    // its scalar: quadratic, a 2 MB expression never completed (the native fuzzer's hang); this
+    // one, 90,000 characters (CEL's size limit is 100,000 code points), took minutes.
+    let manifests = format!(
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: p\nspec:\n  matchConstraints:\n    resourceRules:\n    - apiGroups: [apps]\n      apiVersions: [v1]\n      operations: [CREATE]\n      resources: [deployments]\n  validations:\n  - expression: \"'{}' != '' && object.spec.repl > 1\"\n",
+        "\\\\\\\\x".repeat(30_000)
+    );
+    let input =
+        EvaluateInput { manifests: Manifests::Text(manifests.clone()), ..Default::default() };
+    let at = manifests.find("repl >").unwrap() + 4;
+    let r = complete(&Source::Manifests(&input), at as u32);
+    assert_eq!(labels(&r, "field"), ["replicas"]);
+    let h = hover(&Source::Manifests(&input), (at - 6) as u32);
+    assert_eq!(h.type_name.as_deref(), Some("Deployment.spec"));
+}
+
+#[test]
 fn emoji_and_accents_count_utf16() {
     // 'é' is one UTF-16 unit, '😀' two.
     let r = complete_at("'é😀' == object.metadata.|");

@@ -214,6 +214,25 @@ fn time() {
 }
 
 /// cel-go ext/strings.go (v2) and the pre-spec formatter (ext/formatting.go).
+/// Indexes, offsets and counts past 2^32 are int64s to the end: on wasm32 `as usize` wrapped them
+/// (`[1, 2][4294967296]` was 1 in the package). Also run under wasm by `cargo test --target
+/// wasm32-unknown-unknown` and tests/node/api.test.mjs.
+#[test]
+fn int64_indexes_and_counts_past_u32() {
+    check(&[
+        ("[1, 2][4294967296]", "error: index out of bounds: 4294967296"),
+        ("[1, 2][4294967297u]", "error: index out of bounds: 4294967297"),
+        ("[1, 2][?4294967296].orValue(7)", "7"),
+        ("[1, 2, 3].slice(0, 4294967297)", "error: cannot slice(0, 4294967297), list is length 3"),
+        ("'abc'.indexOf('b', 4294967296)", "error: index out of range: 4294967296"),
+        ("'abc'.lastIndexOf('b', 4294967297)", "error: index out of range: 4294967297"),
+        ("'a,b,c'.split(',', 4294967296)", "[\"a\", \"b\", \"c\"]"),
+        ("'abc'.split('', 4294967297)", "[\"a\", \"b\", \"c\"]"),
+        ("'xxx'.replace('x', 'y', 4294967297)", "\"yyy\""),
+        ("'xxx'.replace('', '-', 4294967296)", "\"-x-x-x-\""),
+    ]);
+}
+
 #[test]
 fn strings() {
     check(&[

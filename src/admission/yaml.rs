@@ -14,6 +14,12 @@
 //! * merge keys `<<` and anchors/aliases are expanded, at most [`MAX_ALIAS_NODES`] nodes in all
 //!   per document (a "billion laughs" text is an error, not an out-of-memory trap; go-yaml
 //!   rejects it too, as `document contains excessive aliasing`).
+//! * mappings and sequences nest at most [`MAX_DEPTH`] (255) deep, as flow collections already
+//!   do in the scanner (`recursion limit exceeded`). go-yaml stops at 10,000 indentation or flow
+//!   levels (`exceeded max depth of 10000`), but the converter and the pipeline recurse per
+//!   level: 5,000 levels of block mappings overflowed the native stack, and in wasm a few hundred
+//!   exhausted the engine's stack under `evaluate` (a trap, `Maximum call stack size exceeded`
+//!   in Node at 450).
 //!
 //! A document whose text starts with `{` or `[` is JSON (kubectl decodes it without YAML), so
 //! `1.0` stays a double there.
@@ -62,10 +68,37 @@ impl NodePos {
     /// escape backslashes and line folds; returns `None` when they cannot be aligned (e.g. an
     /// escape such as `\t` precedes the offset) or the node is not a scalar.
     pub fn locate(&self, text: &str, value: &str, offset: usize) -> Option<usize> {
+        let mut found = None;
+        self.walk(text, value, &mut |vi, at| {
+            if vi >= offset || vi == value.len() {
+                found = Some(at);
+            }
+            found.is_none()
+        });
+        found
+    }
+
+    /// [`NodePos::locate`] of every character offset of `value` and of its end, in order, as
+    /// far as they align: one walk over the source, where calling `locate` for each offset
+    /// walks it once per offset (quadratic in a long expression: the editor's cursor mapping).
+    pub fn locate_all(&self, text: &str, value: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        self.walk(text, value, &mut |vi, at| {
+            out.push((vi, at));
+            true
+        });
+        out
+    }
+
+    /// Calls `f(value offset, manifest offset)` for each character of `value` that aligns with
+    /// the source, then for the end (`value.len()`) if all did, until `f` returns false.
+    fn walk(&self, text: &str, value: &str, f: &mut dyn FnMut(usize, usize) -> bool) {
         if matches!(self.style, NodeStyle::Mapping | NodeStyle::Sequence | NodeStyle::Alias) {
-            return None;
+            return;
         }
-        let src = text.get(self.span.start as usize..self.span.end as usize)?;
+        let Some(src) = text.get(self.span.start as usize..self.span.end as usize) else {
+            return;
+        };
         let mut src_iter = src.char_indices().peekable();
         // One past the source character of the last value character seen (the end of the value
         // is there, not after a closing quote).
@@ -84,17 +117,14 @@ impl NodePos {
                     break None;
                 }
             };
-            let si = found?;
-            if vi >= offset {
-                return Some(self.span.start as usize + si);
+            let Some(si) = found else { return };
+            if !f(vi, self.span.start as usize + si) {
+                return;
             }
             let sc_len = src[si..].chars().next().map_or(1, char::len_utf8);
             last_end = Some(self.span.start as usize + si + sc_len);
         }
-        if offset >= value.len() {
-            return Some(last_end.unwrap_or(self.span.end as usize));
-        }
-        None
+        f(value.len(), last_end.unwrap_or(self.span.end as usize));
     }
 }
 
@@ -416,6 +446,10 @@ type ParseStep<T> = Result<T, YamlError>;
 /// How many nodes alias expansion may add to one document.
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
+/// How deep mappings and sequences may nest in one document: as deep as flow collections may
+/// (saphyr's flow level is a `u8`).
+pub const MAX_DEPTH: usize = 255;
+
 struct Converter<'a> {
     full: &'a str,
     base: usize,
@@ -431,6 +465,8 @@ struct Converter<'a> {
     nodes: usize,
     /// Nodes added by alias expansion so far.
     alias_nodes: usize,
+    /// Mappings and sequences open around the node being converted.
+    depth: usize,
     positions: Positions,
     soft_errors: Vec<YamlError>,
 }
@@ -450,6 +486,7 @@ impl<'a> Converter<'a> {
             anchors: HashMap::new(),
             nodes: 0,
             alias_nodes: 0,
+            depth: 0,
             positions: Positions::default(),
             soft_errors: Vec::new(),
         }
@@ -532,6 +569,29 @@ impl<'a> Converter<'a> {
         let sp = self.span(&span);
         let first_node = self.nodes;
         self.nodes += 1;
+        let opens = matches!(ev, Event::SequenceStart(..) | Event::MappingStart(..));
+        if opens {
+            if self.depth == MAX_DEPTH {
+                let message = format!("yaml: exceeded max depth of {MAX_DEPTH}");
+                return Err(self.error_at(sp, message, path));
+            }
+            self.depth += 1;
+        }
+        let v = self.node_value(ev, sp, path, key_span, first_node);
+        if opens {
+            self.depth -= 1;
+        }
+        v
+    }
+
+    fn node_value(
+        &mut self,
+        ev: Event<'a>,
+        sp: Span,
+        path: &str,
+        key_span: Option<Span>,
+        first_node: usize,
+    ) -> ParseStep<Value> {
         match ev {
             Event::Scalar(text, style, anchor, tag) => {
                 let node_style = match style {
@@ -1044,6 +1104,55 @@ mod tests {
         };
         assert_eq!(end("b"), Some("é"));
         assert_eq!(end("d"), Some("\"z"));
+    }
+
+    #[test]
+    fn nesting_deeper_than_max_depth_is_an_error_not_a_stack_overflow() {
+        // 5,000 levels of block mappings overflowed the stack (native fuzzer; in wasm a trap).
+        // A debug build's frames are the largest (~14 KB a level): 32 MiB of stack, where a test
+        // thread has 2 MiB.
+        let run = || {
+            let mappings =
+                |n: usize| (0..n).map(|i| format!("{}a:\n", " ".repeat(i))).collect::<String>();
+            let sequences =
+                |n: usize| (0..n).map(|i| format!("{}- \n", " ".repeat(i))).collect::<String>();
+            for text in [mappings(MAX_DEPTH + 1), sequences(MAX_DEPTH + 1)] {
+                let (docs, errs) = parse_stream(&text);
+                assert!(docs.is_empty());
+                assert_eq!(errs.len(), 1, "{errs:?}");
+                assert_eq!(errs[0].message, "yaml: exceeded max depth of 255");
+                // At the collection that opens level 256: line 256, after its indentation.
+                assert_eq!((errs[0].line, errs[0].column), (MAX_DEPTH + 1, MAX_DEPTH + 1));
+            }
+            // MAX_DEPTH levels still load, block or flow.
+            let (docs, errs) = parse_stream(&mappings(MAX_DEPTH));
+            assert!(errs.is_empty() && docs.len() == 1, "{errs:?}");
+            let flow = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+            let (docs, errs) = parse_stream(&flow);
+            assert!(errs.is_empty() && docs.len() == 1, "{errs:?}");
+            // Block levels count with flow ones.
+            let (_, errs) = parse_stream(&format!("a:\n  b: {flow}"));
+            assert_eq!(errs[0].message, "yaml: exceeded max depth of 255");
+        };
+        std::thread::Builder::new().stack_size(32 << 20).spawn(run).unwrap().join().unwrap();
+    }
+
+    #[test]
+    fn locate_all_is_locate_at_every_offset() {
+        let text = "a: |\n  x ==\n    1\nb: 'it''s é'\nc: >-\n  f\n  g\nd: \"q\\\"z\\tw\"\ne: \"\"\nf: {}\n";
+        let (docs, _) = parse_stream(text);
+        let d = &docs[0];
+        for path in ["a", "b", "c", "d", "e", "f"] {
+            let p = d.positions.get(path).unwrap();
+            let v = d.value[path].as_str().unwrap_or("");
+            let all = p.locate_all(text, v);
+            let mut offsets: Vec<usize> = v.char_indices().map(|(i, _)| i).collect();
+            offsets.push(v.len());
+            for (n, i) in offsets.iter().enumerate() {
+                assert_eq!(all.get(n).map(|x| x.1), p.locate(text, v, *i), "{path} at {i}");
+                assert!(all.get(n).is_none_or(|x| x.0 == *i));
+            }
+        }
     }
 
     #[test]

@@ -648,3 +648,17 @@ test("evaluateExpression: regex Unicode classes and case folding in the package"
   assert.equal(error(String.raw`"a".find('\\p{White_Space}')`),
     "Illegal regex: error parsing regexp: invalid or unsupported Perl syntax: `\\p{White_Space}`");
 });
+
+test("evaluateExpression: int64 indexes and counts past 2^32 as on 64 bits (wasm32's usize wrapped them)", () => {
+  const run = (e) => {
+    const r = evaluateExpression(e);
+    return r.diagnostics.length ? r.diagnostics[0].message : r.value;
+  };
+  assert.equal(run("[1, 2][4294967296]"), "index out of bounds: 4294967296");
+  assert.equal(run("[1, 2][?4294967296].orValue(7)"), 7);
+  assert.equal(run("[1, 2, 3].slice(0, 4294967297)"), "cannot slice(0, 4294967297), list is length 3");
+  assert.equal(run("'abc'.indexOf('b', 4294967296)"), "index out of range: 4294967296");
+  assert.equal(run("'abc'.lastIndexOf('b', 4294967297)"), "index out of range: 4294967297");
+  assert.deepEqual(run("'a,b,c'.split(',', 4294967296)"), ["a", "b", "c"]);
+  assert.equal(run("'xxx'.replace('x', 'y', 4294967297)"), "yyy");
+});

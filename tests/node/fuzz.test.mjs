@@ -158,11 +158,14 @@ function mutateYaml(text) {
   const lines = text.split("\n");
   for (let n = 1 + int(3); n > 0; n--) {
     const i = int(lines.length);
-    switch (int(5)) {
+    switch (int(6)) {
       case 0: lines.splice(i, 1); break;
       case 1: lines.splice(i, 0, lines[int(lines.length)] ?? ""); break;
       case 2: lines[i] = (lines[i] ?? "").replace(/^(\s*(?:- )?[\w.\/-]+:)(\s.*)?$/, (_, key) => `${key} ${pick(VALUES)}`); break;
       case 3: lines[i] = (lines[i] ?? "").replace(/^(\s*)- /, "$1- " + pick(VALUES) + "\n$1  "); break;
+      // Block nesting around the 255-level limit (5,000 levels overflowed the stack; a few
+      // hundred exhausted the engine's stack in evaluate).
+      case 4: { const ind = (lines[i] ?? "").match(/^\s*/)[0]; lines[i] = ind + "deep:" + Array.from({ length: 200 + int(400) }, (_, k) => "\n" + ind + " ".repeat(k + 1) + "a:").join(""); break; }
       default: return mutate(text);
     }
   }

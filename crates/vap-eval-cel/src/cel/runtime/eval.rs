@@ -504,10 +504,8 @@ fn qualify<'a>(
                     return Err(format!("unsupported index type '{}' in list", other.type_name()))
                 }
             };
-            if i < 0 {
-                return Ok(None);
-            }
-            Ok(l.get(i as usize))
+            // `as usize` would wrap an index past 2^32 on wasm32 (`[1, 2][4294967296]` was 1).
+            Ok(usize::try_from(i).ok().and_then(|i| l.get(i)))
         }
         _ => Ok(None),
     }

@@ -34,7 +34,8 @@ fn slice<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
             "cannot slice({start}, {end}), start index must be less than or equal to end index"
         )));
     }
-    if end as usize > l.len() {
+    // Compared as int64: `end as usize` wraps past 2^32 on wasm32.
+    if end > l.len() as i64 {
         return Err(Fail::msg(format!("cannot slice({start}, {end}), list is length {}", l.len())));
     }
     Ok(Value::list((start as usize..end as usize).filter_map(|i| l.get(i)).collect()))

@@ -40,7 +40,8 @@ fn index_of<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     };
     let chars: Vec<char> = s.chars().collect();
     let subc: Vec<char> = sub.chars().collect();
-    if off < 0 || off as usize > chars.len() {
+    // Compared as int64: `off as usize` wraps past 2^32 on wasm32.
+    if off < 0 || off > chars.len() as i64 {
         return out_of_range(off);
     }
     let off = off as usize;
@@ -70,7 +71,7 @@ fn last_index_of<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     if subc.is_empty() {
         return Ok(Value::Int(off));
     }
-    if off < 0 || off as usize > chars.len() {
+    if off < 0 || off > chars.len() as i64 {
         return out_of_range(off);
     }
     let mut off = off as usize;
@@ -119,7 +120,8 @@ fn go_replace(s: &str, old: &str, new: &str, n: i64) -> String {
     if n == 0 {
         return s.to_string();
     }
-    let limit = if n < 0 { usize::MAX } else { n as usize };
+    // A count past usize::MAX (wasm32: 2^32) is no limit, as on 64 bits (`as usize` wrapped it).
+    let limit = usize::try_from(n).unwrap_or(usize::MAX);
     if old.is_empty() {
         let mut out = String::new();
         let mut count = 0;
@@ -159,7 +161,7 @@ fn go_split_n(s: &str, sep: &str, n: i64) -> Vec<String> {
         // explode into code points, at most n
         let chars: Vec<char> = s.chars().collect();
         let mut out = Vec::new();
-        let limit = if n < 0 { chars.len() } else { (n as usize).min(chars.len()) };
+        let limit = if n < 0 { chars.len() } else { count(n).min(chars.len()) };
         for (i, c) in chars.iter().enumerate() {
             if i + 1 == limit && limit < chars.len() {
                 out.push(chars[i..].iter().collect());
@@ -172,7 +174,13 @@ fn go_split_n(s: &str, sep: &str, n: i64) -> Vec<String> {
     if n < 0 {
         return s.split(sep).map(String::from).collect();
     }
-    s.splitn(n as usize, sep).map(String::from).collect()
+    s.splitn(count(n), sep).map(String::from).collect()
+}
+
+/// A non-negative int64 count as usize, saturating: `as usize` wraps past 2^32 on wasm32
+/// (`'a,b,c'.split(',', 4294967296)` was `[]`).
+fn count(n: i64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }
 
 fn substring<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
