@@ -623,6 +623,9 @@ impl<'m> Walk<'m> {
                 if let Some(Json::Object(list)) = get_mut(m, f.name) {
                     self.enter(Step::Field(f.name));
                     for (k, q) in list.iter_mut() {
+                        if q.as_str().is_some_and(milli_or_coarser) {
+                            continue; // RoundUp(-3) keeps it: not parsed again
+                        }
                         let r = super::defaults::quantity(q).and_then(|x| x.round_up(-3).ok());
                         let Some(r) = r.map(|r| Json::from(r.canonical())) else { continue };
                         if *q != r {
@@ -753,6 +756,60 @@ impl<'m> Walk<'m> {
                     self.leave();
                 }
             }
+        }
+    }
+}
+
+/// Whether a quantity's text is a whole number of milli units or of a coarser unit (digits and
+/// a decimal or binary suffix, `m` included, no fraction or exponent): `RoundUp(-3)` leaves such
+/// a quantity as it is. The decoder has already written every quantity in its canonical form.
+fn milli_or_coarser(s: &str) -> bool {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+    end > 0
+        && matches!(
+            &digits[end..],
+            "" | "m" | "k" | "M" | "G" | "T" | "P" | "E" | "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei"
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::milli_or_coarser;
+    use vap_eval_k8s::library::quantity::Quantity;
+
+    /// The shortcut is only taken where `RoundUp(-3)` gives the quantity's own canonical text
+    /// back (core/v1 SetDefaults_ResourceList), and never where it changes the value.
+    #[test]
+    fn milli_or_coarser_quantities_round_to_themselves() {
+        for s in [
+            "1",
+            "0",
+            "-2",
+            "+3",
+            "100m",
+            "1500m",
+            "-1m",
+            "1k",
+            "2M",
+            "3G",
+            "4T",
+            "5P",
+            "6E",
+            "1Ki",
+            "512Mi",
+            "1Gi",
+            "2Ti",
+            "3Pi",
+            "1Ei",
+            "9223372036854775807",
+        ] {
+            assert!(milli_or_coarser(s), "{s}");
+            let q = Quantity::parse(s).unwrap();
+            assert_eq!(q.round_up(-3).unwrap().canonical(), q.canonical(), "{s}");
+        }
+        for s in ["1u", "1n", "0.0001", "1.5", "1e-7", "1e3", ".5", "m", "", "1.0001m", "1Mx"] {
+            assert!(!milli_or_coarser(s), "{s}");
         }
     }
 }
