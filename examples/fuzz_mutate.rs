@@ -2260,6 +2260,97 @@ fn input_of(c: &Case) -> EvaluateInput {
     }
 }
 
+/// An `evaluate` input aimed at what differs between 32- and 64-bit platforms: a corpus
+/// example, unmutated but for its expressions (library calls and edge literals swapped in) and
+/// numbers in its documents replaced by values about 2^31, 2^32 and 2^63 (a wrapping `as usize`
+/// maps 2^32 + 1 on 1 on wasm32), so that the input stays well-formed and reaches evaluation.
+fn generate_focus32(rng: &mut Rng, corpus: &Corpus) -> Case {
+    const NUMBERS: &[&str] = &[
+        "4294967296",
+        "4294967297",
+        "4294967295",
+        "2147483648",
+        "-2147483649",
+        "-4294967295",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "18446744073709551615",
+        "4294967296.5",
+    ];
+    let ex = rng.pick(&corpus.examples).clone();
+    let mut c = Case::new();
+    let mut manifests = ex.manifests;
+    for _ in 0..1 + rng.below(3) {
+        manifests = if rng.chance(50) {
+            // A whole expression replaced by a library call or an indexing with edge values.
+            let spans = expression_spans(&manifests);
+            if spans.is_empty() {
+                break;
+            }
+            let (a, b, _) = rng.pick(&spans).clone();
+            let e = if rng.chance(60) {
+                library_call(rng)
+            } else {
+                format!(
+                    "{}{} {} {}",
+                    rng.pick(&["object.spec", "object.metadata", "[1, 2, 3]", "'abc'", "object"]),
+                    rng.pick(INDEXES),
+                    rng.pick(OPERATORS),
+                    rng.pick(EDGE_LITERALS)
+                )
+            };
+            // Most places want a bool (or a string): wrapped, the value is still computed and an
+            // error in it still reported.
+            let e = match rng.below(4) {
+                0 | 1 => format!("({e}) == ({e})"),
+                2 => format!("string({e}) == 'x'"),
+                _ => e,
+            };
+            let quoted = serde_json::to_string(&e).unwrap();
+            format!("{}{}{}", &manifests[..a], quoted, &manifests[b..])
+        } else {
+            mutate_expression_in(&manifests, rng, corpus)
+        };
+    }
+    c.insert("manifests".into(), manifests);
+    for (k, v) in [("object", ex.object), ("oldObject", ex.old_object), ("request", ex.request)] {
+        let Some(mut t) = v else { continue };
+        if k != "request" && rng.chance(60) {
+            // Replace a few numbers (a run of digits after `: ` or `[`/`, `).
+            let starts: Vec<usize> = t
+                .match_indices(|ch: char| ch.is_ascii_digit())
+                .map(|(i, _)| i)
+                .filter(|&i| {
+                    i > 1 && matches!(&t[i - 2..i], ": " | ", " | " -") || t[..i].ends_with('[')
+                })
+                .collect();
+            for _ in 0..1 + rng.below(2) {
+                if starts.is_empty() {
+                    break;
+                }
+                let i = *rng.pick(&starts);
+                if i > t.len() || !t.is_char_boundary(i) {
+                    continue;
+                }
+                let end = t[i..].find(|ch: char| !ch.is_ascii_digit()).map_or(t.len(), |e| i + e);
+                t = format!("{}{}{}", &t[..i], rng.pick(NUMBERS), &t[end..]);
+            }
+        }
+        c.insert(k.into(), t);
+    }
+    if rng.chance(20) {
+        c.insert("kubernetesVersion".into(), (*rng.pick(VERSIONS)).into());
+    }
+    if rng.chance(20) {
+        c.insert("objectsAsGiven".into(), "true".into());
+    }
+    if rng.chance(20) {
+        c.insert("schemas".into(), random_schemas(rng));
+    }
+    c.insert("target".into(), "evaluate".into());
+    c
+}
+
 /// One `--evals` line: the input as the package's `evaluate` takes it, and the native result as
 /// the package returns it (what `wasm::evaluate` does, natively).
 fn eval_line(c: &Case) -> String {
@@ -2707,14 +2798,20 @@ fn child(args: Vec<String>, seconds: u64, seed: u64, out: PathBuf) {
     // `--evals N`: N generated `evaluate` inputs with the native result in the form the package
     // gives it (diagnostics with UTF-16 positions and `rendered`), one JSON line each
     // (`{"input": …, "result": …}`), for `tests/node/fuzz-eval-differential.mjs`.
+    // `--focus32`: three in four inputs from `generate_focus32`.
     if let Some(n) = arg("--evals").and_then(|v| v.parse::<u64>().ok()) {
         let pools = Pools::default();
+        let focus32 = args.iter().any(|a| a == "--focus32");
         for i in 0..n {
             let mut rng = Rng::new(seed, i);
-            let c = loop {
-                let c = generate(&mut rng, &corpus, &pools);
-                if c["target"] == "evaluate" || c["target"] == "policyset" {
-                    break c;
+            let c = if focus32 && rng.chance(75) {
+                generate_focus32(&mut rng, &corpus)
+            } else {
+                loop {
+                    let c = generate(&mut rng, &corpus, &pools);
+                    if c["target"] == "evaluate" || c["target"] == "policyset" {
+                        break c;
+                    }
                 }
             };
             println!("{}", eval_line(&c));
