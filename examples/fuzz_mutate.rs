@@ -2814,6 +2814,9 @@ fn child(args: Vec<String>, seconds: u64, seed: u64, out: PathBuf) {
                     }
                 }
             };
+            // The input in flight, for a native crash (the child has no supervisor here).
+            let doc = json!({"iteration": i, "case": c});
+            let _ = std::fs::write(out.join("in-flight.json"), doc.to_string());
             println!("{}", eval_line(&c));
         }
         return;
