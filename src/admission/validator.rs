@@ -102,8 +102,9 @@ impl<'v, 'a> Activation<'a> for Act<'v, 'a> {
         let i = self.variables.iter().rposition(|v| v.name == name)?;
         if let Some(done) = self.cache.borrow().get(i).and_then(|c| c.clone()) {
             // The empty error marks a variable being evaluated: a later definition of a name
-            // that refers to the earlier one refers to itself at run time (the apiserver rejects
-            // duplicate names; its lazy map would recurse without end).
+            // that refers to the earlier one refers to itself at run time, a recursion without
+            // end (no result to reproduce; whether the apiserver admits such a policy is not
+            // checked here).
             return Some(match done {
                 Err(e) if e.is_empty() => {
                     Err(format!("composited variable \"{name}\" refers to itself"))
