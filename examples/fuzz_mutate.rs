@@ -38,10 +38,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use vap_eval::api::{
-    compile, evaluate, evaluate_expression, evaluate_with, typecheck, Document, EvaluateInput,
-    ExpressionOptions, Manifests, PolicySetOptions, RequestDocuments,
+    compile, evaluate, evaluate_expression, evaluate_with, to_js, typecheck, Document,
+    EvaluateInput, ExpressionOptions, Manifests, PolicySetOptions, RequestDocuments,
 };
 use vap_eval::audit::{AuditOptions, Auditor, DumpReader};
+use vap_eval::diagnostic::SourceRef;
 use vap_eval::editor::{complete, hover, Source};
 use vap_eval::testing::run_file;
 
@@ -431,6 +432,11 @@ const VALUES: &[&str] = &[
     "-9223372036854775808",
     "-9223372036854775809",
     "18446744073709551616",
+    // Past 32 bits (wasm32's usize): a wrapping cast maps these on small values.
+    "4294967296",
+    "4294967297",
+    "-4294967295",
+    "2147483648",
     "1e308",
     "1e400",
     "-1e-400",
@@ -680,6 +686,12 @@ const EDGE_LITERALS: &[&str] = &[
     "-9223372036854775809",
     "18446744073709551615u",
     "18446744073709551616u",
+    "4294967296",
+    "4294967297",
+    "-4294967295",
+    "2147483648",
+    "4294967296u",
+    "4294967297u",
     "0u",
     "1e308",
     "-1e308",
@@ -1170,9 +1182,14 @@ const HOLE_I: &[&str] = &[
     "-9223372036854775807",
     "100000000",
     "4294967296",
+    "4294967297",
+    "4294967298",
+    "-4294967295",
+    "2147483648",
     "1000000",
 ];
-const HOLE_U: &[&str] = &["0u", "1u", "2u", "18446744073709551615u", "9223372036854775808u"];
+const HOLE_U: &[&str] =
+    &["0u", "1u", "2u", "18446744073709551615u", "9223372036854775808u", "4294967297u"];
 const HOLE_D: &[&str] = &[
     "0.0",
     "-0.0",
@@ -1294,6 +1311,7 @@ const HOLE_F: &[&str] = &[
     "'%.-1f'",
     "'%.18446744073709551616f'",
     "'%.9223372036854775807f'",
+    "'%.4294967297f'",
 ];
 
 fn hole(rng: &mut Rng, kind: u8) -> String {
@@ -1664,6 +1682,9 @@ const INDEXES: &[&str] = &[
     "[9223372036854775807]",
     "[-9223372036854775808]",
     "[18446744073709551615u]",
+    "[4294967296]",
+    "[4294967297]",
+    "[4294967297u]",
     "[1.5]",
     "['a']",
     "[null]",
@@ -1757,6 +1778,8 @@ fn random_json(rng: &mut Rng, depth: usize) -> Json {
             "-1",
             "1.5",
             "9007199254740993",
+            "4294967296",
+            "4294967297",
             "9223372036854775807",
             "-9223372036854775808",
             "18446744073709551615",
@@ -1919,6 +1942,9 @@ fn random_schema(rng: &mut Rng, depth: usize) -> Json {
         ),
         ("enum", json!([1, "a", null, {}])),
         ("maxLength", json!(9223372036854775807i64)),
+        ("maxLength", json!(4294967297i64)),
+        ("maxItems", json!(4294967296i64)),
+        ("maxProperties", json!(4294967297i64)),
         ("maxItems", json!(-1)),
         ("maxProperties", json!(1.5)),
         ("default", json!({"a": [1]})),
@@ -2234,6 +2260,179 @@ fn input_of(c: &Case) -> EvaluateInput {
     }
 }
 
+/// An `evaluate` input aimed at what differs between 32- and 64-bit platforms: a corpus
+/// example, unmutated but for its expressions (library calls and edge literals swapped in) and
+/// numbers in its documents replaced by values about 2^31, 2^32 and 2^63 (a wrapping `as usize`
+/// maps 2^32 + 1 on 1 on wasm32), so that the input stays well-formed and reaches evaluation.
+fn generate_focus32(rng: &mut Rng, corpus: &Corpus) -> Case {
+    const NUMBERS: &[&str] = &[
+        "4294967296",
+        "4294967297",
+        "4294967295",
+        "2147483648",
+        "-2147483649",
+        "-4294967295",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "18446744073709551615",
+        "4294967296.5",
+    ];
+    let ex = rng.pick(&corpus.examples).clone();
+    let mut c = Case::new();
+    let mut manifests = ex.manifests;
+    for _ in 0..1 + rng.below(3) {
+        manifests = if rng.chance(50) {
+            // A whole expression replaced by a library call or an indexing with edge values.
+            let spans = expression_spans(&manifests);
+            if spans.is_empty() {
+                break;
+            }
+            let (a, b, _) = rng.pick(&spans).clone();
+            let e = if rng.chance(60) {
+                library_call(rng)
+            } else {
+                format!(
+                    "{}{} {} {}",
+                    rng.pick(&["object.spec", "object.metadata", "[1, 2, 3]", "'abc'", "object"]),
+                    rng.pick(INDEXES),
+                    rng.pick(OPERATORS),
+                    rng.pick(EDGE_LITERALS)
+                )
+            };
+            // Most places want a bool (or a string): wrapped, the value is still computed and an
+            // error in it still reported.
+            let e = match rng.below(4) {
+                0 | 1 => format!("({e}) == ({e})"),
+                2 => format!("string({e}) == 'x'"),
+                _ => e,
+            };
+            let quoted = serde_json::to_string(&e).unwrap();
+            format!("{}{}{}", &manifests[..a], quoted, &manifests[b..])
+        } else {
+            mutate_expression_in(&manifests, rng, corpus)
+        };
+    }
+    c.insert("manifests".into(), manifests);
+    for (k, v) in [("object", ex.object), ("oldObject", ex.old_object), ("request", ex.request)] {
+        let Some(mut t) = v else { continue };
+        if k != "request" && rng.chance(60) {
+            // Replace a few numbers (a run of digits after `: ` or `[`/`, `).
+            let starts: Vec<usize> = t
+                .match_indices(|ch: char| ch.is_ascii_digit())
+                .map(|(i, _)| i)
+                .filter(|&i| {
+                    i > 1 && matches!(&t[i - 2..i], ": " | ", " | " -") || t[..i].ends_with('[')
+                })
+                .collect();
+            for _ in 0..1 + rng.below(2) {
+                if starts.is_empty() {
+                    break;
+                }
+                let i = *rng.pick(&starts);
+                if i > t.len() || !t.is_char_boundary(i) {
+                    continue;
+                }
+                let end = t[i..].find(|ch: char| !ch.is_ascii_digit()).map_or(t.len(), |e| i + e);
+                t = format!("{}{}{}", &t[..i], rng.pick(NUMBERS), &t[end..]);
+            }
+        }
+        c.insert(k.into(), t);
+    }
+    if rng.chance(20) {
+        c.insert("kubernetesVersion".into(), (*rng.pick(VERSIONS)).into());
+    }
+    if rng.chance(20) {
+        c.insert("objectsAsGiven".into(), "true".into());
+    }
+    if rng.chance(20) {
+        c.insert("schemas".into(), random_schemas(rng));
+    }
+    c.insert("target".into(), "evaluate".into());
+    c
+}
+
+/// One `--evals` line: the input as the package's `evaluate` takes it, and the native result as
+/// the package returns it (what `wasm::evaluate` does, natively).
+fn eval_line(c: &Case) -> String {
+    let mut input = input_of(c);
+    // A document given as a value with an integer JS cannot hold (beyond 2^53) goes to both
+    // sides as its text: as a JS value the package would get a double (an API property, not
+    // a wasm32 one), and these values (`maxLength: 9223372036854775807`) are the ones to test.
+    fn unsafe_int(v: &Json) -> bool {
+        match v {
+            Json::Number(n) => n.as_i64().map_or(n.is_u64(), |i| i.unsigned_abs() > 1 << 53),
+            Json::Array(a) => a.iter().any(unsafe_int),
+            Json::Object(m) => m.values().any(unsafe_int),
+            _ => false,
+        }
+    }
+    for d in [&mut input.object, &mut input.old_object, &mut input.request, &mut input.schemas] {
+        // So does one that is not an object: the package takes a JS string as text, and throws
+        // on other values (a native `Document::Object(27)` has no package counterpart).
+        if let Some(Document::Object(v)) = d {
+            if unsafe_int(v) || !v.is_object() {
+                *d = Some(Document::Text(v.to_string()));
+            }
+        }
+    }
+    let mut js = Map::new();
+    js.insert("manifests".into(), Json::String(input.manifests.to_text()));
+    for (k, d) in
+        [("object", &input.object), ("oldObject", &input.old_object), ("request", &input.request)]
+    {
+        match d {
+            Some(Document::Text(t)) => js.insert(k.into(), Json::String(t.clone())),
+            // Passed as a JSON value (the script parses it: `objectAsValue`).
+            Some(Document::Object(v)) => js.insert(k.into(), json!({"json": v.to_string()})),
+            None => None,
+        };
+    }
+    if let Some(v) = &input.kubernetes_version {
+        js.insert("kubernetesVersion".into(), Json::String(v.clone()));
+    }
+    for k in ["unboundPolicies", "missingNamespaces"] {
+        // Only what the native input took (a bad name is dropped by `input_of`).
+        let taken = match k {
+            "unboundPolicies" => input.unbound_policies.is_some(),
+            _ => input.missing_namespaces.is_some(),
+        };
+        if taken {
+            js.insert(k.into(), Json::String(c[k].clone()));
+        }
+    }
+    if input.objects_as_given {
+        js.insert("objectsAsGiven".into(), Json::Bool(true));
+    }
+    match &input.schemas {
+        Some(Document::Text(t)) => js.insert("schemas".into(), Json::String(t.clone())),
+        Some(Document::Object(v)) => js.insert("schemas".into(), json!({"json": v.to_string()})),
+        None => None,
+    };
+    let set = compile(&input.manifests, &input.set_options());
+    let docs = RequestDocuments::from_input(&input);
+    let result = evaluate_with(&set, &docs);
+    let text_of = |s: &SourceRef| match s {
+        SourceRef::Manifest { .. } => Some(set.text.clone()),
+        SourceRef::Expression { expression } => Some(expression.clone()),
+        SourceRef::Input { name } => {
+            let d = match name.as_str() {
+                "object" => &docs.object,
+                "oldObject" => &docs.old_object,
+                "request" => &docs.request,
+                _ => &None,
+            };
+            match d {
+                Some(Document::Text(t)) => Some(t.clone()),
+                _ => None,
+            }
+        }
+    };
+    let mut value = serde_json::to_value(&result).unwrap_or_default();
+    let diags: Vec<_> = result.diagnostics.iter().map(|d| to_js(d, &text_of)).collect();
+    value["diagnostics"] = serde_json::to_value(diags).unwrap_or_default();
+    json!({"input": js, "result": value}).to_string()
+}
+
 fn expression_options(c: &Case) -> ExpressionOptions {
     ExpressionOptions {
         kubernetes_version: s(c, "kubernetesVersion"),
@@ -2508,7 +2707,10 @@ fn main() {
     // under Node. A stack overflow aborts the process: the supervisor (below) saves the
     // in-flight input and starts a new child after it.
     let stack: usize = arg("--stack").and_then(|v| v.parse().ok()).unwrap_or(1024);
-    if args.iter().any(|a| a == "--child") || arg("--replay").is_some() || arg("--exprs").is_some()
+    if args.iter().any(|a| a == "--child")
+        || arg("--replay").is_some()
+        || arg("--exprs").is_some()
+        || arg("--evals").is_some()
     {
         let child_args = args.clone();
         std::thread::Builder::new()
@@ -2589,6 +2791,33 @@ fn child(args: Vec<String>, seconds: u64, seed: u64, out: PathBuf) {
                 "{}",
                 json!({"expr": e, "value": r.value, "type": r.type_name, "diagnostics": diags})
             );
+        }
+        return;
+    }
+
+    // `--evals N`: N generated `evaluate` inputs with the native result in the form the package
+    // gives it (diagnostics with UTF-16 positions and `rendered`), one JSON line each
+    // (`{"input": …, "result": …}`), for `tests/node/fuzz-eval-differential.mjs`.
+    // `--focus32`: three in four inputs from `generate_focus32`.
+    if let Some(n) = arg("--evals").and_then(|v| v.parse::<u64>().ok()) {
+        let pools = Pools::default();
+        let focus32 = args.iter().any(|a| a == "--focus32");
+        for i in 0..n {
+            let mut rng = Rng::new(seed, i);
+            let c = if focus32 && rng.chance(75) {
+                generate_focus32(&mut rng, &corpus)
+            } else {
+                loop {
+                    let c = generate(&mut rng, &corpus, &pools);
+                    if c["target"] == "evaluate" || c["target"] == "policyset" {
+                        break c;
+                    }
+                }
+            };
+            // The input in flight, for a native crash (the child has no supervisor here).
+            let doc = json!({"iteration": i, "case": c});
+            let _ = std::fs::write(out.join("in-flight.json"), doc.to_string());
+            println!("{}", eval_line(&c));
         }
         return;
     }

@@ -149,3 +149,39 @@ fn has_double(v: &Value) -> bool {
         _ => false,
     }
 }
+
+/// A later variable of the same name that refers to the earlier one refers to itself at run
+/// time (the last definition wins): an error, not endless recursion (a native stack overflow,
+/// `Maximum call stack size exceeded` in the package; found by the native/package differential).
+#[test]
+fn a_duplicate_variable_referring_to_its_namesake_is_an_error() {
+    let manifests = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+  variables:
+  - {name: a, expression: "object"}
+  - {name: a, expression: "has(variables.a.spec) ? variables.a : object"}
+  - {name: b, expression: "variables.a.metadata.name"}
+  validations:
+  - expression: "variables.b == 'x'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: pb}
+spec: {policyName: p, validationActions: [Deny]}
+"#;
+    let input = EvaluateInput {
+        manifests: Manifests::Text(manifests.into()),
+        object: Some(Document::Text(
+            "{apiVersion: v1, kind: Pod, metadata: {name: x, namespace: d}, spec: {}}".into(),
+        )),
+        ..Default::default()
+    };
+    let result = serde_json::to_string(&evaluate(&input)).unwrap();
+    assert!(result.contains(r#"composited variable \"a\" refers to itself"#), "{result}");
+}

@@ -101,7 +101,19 @@ impl<'v, 'a> Activation<'a> for Act<'v, 'a> {
         // The last definition of a name wins (spec §1.12).
         let i = self.variables.iter().rposition(|v| v.name == name)?;
         if let Some(done) = self.cache.borrow().get(i).and_then(|c| c.clone()) {
-            return Some(done);
+            // The empty error marks a variable being evaluated: a later definition of a name
+            // that refers to the earlier one refers to itself at run time, a recursion without
+            // end (no result to reproduce; whether the apiserver admits such a policy is not
+            // checked here).
+            return Some(match done {
+                Err(e) if e.is_empty() => {
+                    Err(format!("composited variable \"{name}\" refers to itself"))
+                }
+                done => done,
+            });
+        }
+        if let Some(slot) = self.cache.borrow_mut().get_mut(i) {
+            *slot = Some(Err(String::new()));
         }
         let v = &self.variables[i];
         let (result, cost) = match (&v.compiled.program, &v.compiled.error) {

@@ -661,4 +661,17 @@ test("evaluateExpression: int64 indexes and counts past 2^32 as on 64 bits (wasm
   assert.equal(run("'abc'.lastIndexOf('b', 4294967297)"), "index out of range: 4294967297");
   assert.deepEqual(run("'a,b,c'.split(',', 4294967296)"), ["a", "b", "c"]);
   assert.equal(run("'xxx'.replace('x', 'y', 4294967297)"), "yyy");
+  // Probes of this round's differential (tests/node/README.md): the same as natively.
+  assert.equal(run("'abcdef'.charAt(4294967297)"), "index out of range: 4294967297");
+  assert.equal(run("'abcdef'.substring(1, 4294967297)"), "index out of range: 4294967297");
+  assert.deepEqual(run("'aaaa'.findAll('a', 4294967297)"), ["a", "a", "a", "a"]);
+  assert.equal(run("[1, 2, 3][-4294967295]"), "index out of bounds: -4294967295");
+  assert.equal(run("[4294967297, 4294967296].sum()"), 8589934593);
+  assert.equal(run("quantity('4294967297k').asInteger()"), 4294967297000);
+  assert.equal(run("quantity('1e4294967297').asApproximateFloat()"), 10); // Go's int32 wrap
+  assert.equal(run("semver('1.4294967297.0').minor()"), 4294967297);
+  assert.equal(run("url('http://a:4294967297/').getPort()"), "4294967297");
+  assert.equal(run("'x'.find('a{2147483648}')"),
+    "Illegal regex: error parsing regexp: invalid repeat count: `{2147483648}`");
+  assert.equal(run("timestamp('2024-01-01T00:00:00Z') + duration('4294967297s')"), "2160-02-07T06:28:17Z");
 });
