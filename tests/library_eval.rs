@@ -3,16 +3,13 @@
 //! texts and actual costs: spec §8.1 (cost goldens), §8.6 and a sample of the upstream
 //! `pkg/cel/library/*_test.go` cases per library.
 
+#[path = "common/variable.rs"]
+mod variable;
+
 use serde_json::json;
 use std::rc::Rc;
-use vap_eval::cel::checker::{CheckOptions, ExpectedResult};
-use vap_eval::cel::compile::{compile, regex_compiles, CompileOptions};
-use vap_eval::cel::parser::ParseOptions;
 use vap_eval::cel::runtime::{Bindings, CostTracker};
 use vap_eval::cel::value::Value;
-use vap_eval::environment::{
-    declarations, EnvironmentMode, ExpressionKind, Features, KubeVersion, VariableScope,
-};
 use vap_eval::library::authz::{
     authorizer_value, request_resource_value, Rbac, RequestResource, UserInfo, NO_RBAC_REASON,
 };
@@ -25,17 +22,7 @@ fn eval_as(expr: &str, rbac: Option<Rc<Rbac>>, user: UserInfo) -> (String, u64) 
 
 /// `eval_as` at 1.`minor`.
 fn eval_at(expr: &str, rbac: Option<Rc<Rbac>>, user: UserInfo, minor: u32) -> (String, u64) {
-    let version = KubeVersion::new(minor);
-    let mode = EnvironmentMode::StoredExpressions;
-    let decls = declarations(version, mode, ExpressionKind::Variable, &VariableScope::default());
-    let features = Features::for_version(version, mode);
-    let registry = vap_eval::library::registry();
-    let options = CompileOptions {
-        parse: ParseOptions::default(),
-        check: CheckOptions { regex_validator: Some(regex_compiles), ..features.check_options() },
-        expected: ExpectedResult::Any,
-    };
-    let compiled = compile(expr, &decls, &registry, &options);
+    let compiled = variable::compile_variable(expr, minor, None);
     let Some(program) = compiled.program else {
         return (format!("compile: {}", compiled.error.unwrap_or_default()), 0);
     };

@@ -22,14 +22,12 @@
 //! `tests/library_compatibility.rs`), and from `cost_test.go` `TestSize` / `TestTypeEquality`,
 //! which call the estimator's Go methods directly.
 
+#[path = "common/variable.rs"]
+mod variable;
+
 use std::rc::Rc;
-use vap_eval::cel::checker::{CheckOptions, ExpectedResult};
-use vap_eval::cel::compile::{compile, regex_compiles, CompileOptions};
 use vap_eval::cel::parser::ParseOptions;
 use vap_eval::cel::runtime::{Bindings, CostTracker};
-use vap_eval::environment::{
-    declarations, EnvironmentMode, ExpressionKind, Features, KubeVersion, VariableScope,
-};
 use vap_eval::library::authz::{authorizer_value, Rbac, UserInfo};
 
 /// What one evaluation gave.
@@ -49,21 +47,7 @@ enum Outcome {
 /// environment's `HomogeneousAggregateLiterals`, which the upstream library tests' own
 /// environments do not set.
 fn run(expr: &str, minor: u32, homogeneous: bool) -> Outcome {
-    let version = KubeVersion::new(minor);
-    let mode = EnvironmentMode::StoredExpressions;
-    let decls = declarations(version, mode, ExpressionKind::Variable, &VariableScope::default());
-    let features = Features::for_version(version, mode);
-    let registry = vap_eval::library::registry();
-    let options = CompileOptions {
-        parse: ParseOptions::default(),
-        check: CheckOptions {
-            regex_validator: Some(regex_compiles),
-            homogeneous_literals: homogeneous,
-            ..features.check_options()
-        },
-        expected: ExpectedResult::Any,
-    };
-    let compiled = compile(expr, &decls, &registry, &options);
+    let compiled = variable::compile_variable(expr, minor, Some(homogeneous));
     let Some(program) = compiled.program else {
         return Outcome::Compile(compiled.issues.into_iter().map(|i| i.message).collect());
     };
