@@ -19,8 +19,8 @@
 //! | [`authz`] selectors | 1.31 | `fieldSelector labelSelector` |
 //! | [`semver`] v1 | 1.33 | `semver isSemver major minor patch isGreaterThan isLessThan compareTo` |
 //!
-//! Not declared: `mul`, `div`, `divInt` on quantities (newer than the apiserver we follow),
-//! `format.portName`, `jsonpatch.escapeKey` (MutatingAdmissionPolicy only).
+//! Not declared: `jsonpatch.escapeKey` (MutatingAdmissionPolicy only). No apiserver up to
+//! v0.37.0-beta.0 (the newest source read) has quantity `mul`/`div` or a `portName` format.
 
 pub mod authz;
 pub mod cidr;
