@@ -562,6 +562,23 @@ test('playground in headless Chromium', async (t) => {
     await page.waitForFunction(() => document.body.dataset.editors === 'codemirror', null, { timeout: 30_000 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 0, `horizontal overflow ${overflow}px`);
+    // The editors stack above the results, each its own box: none collapsed, none drawn over
+    // another or over the results (the one-column grid once gave the editors' row no height).
+    const boxes = await page.evaluate(() =>
+      ['.editors', ...[...document.querySelectorAll('.editors > .editor')].map((_, i) => `.editors > .editor:nth-child(${i + 1})`), '.output'].map((sel) => {
+        const r = document.querySelector(sel).getBoundingClientRect();
+        return { sel, top: r.top, bottom: r.bottom, height: r.height };
+      }),
+    );
+    const [editorsBox, ...rest] = boxes;
+    const outputBox = rest.pop();
+    assert.ok(rest.length >= 4, `editors: ${JSON.stringify(rest)}`);
+    for (const [i, b] of rest.entries()) {
+      assert.ok(b.height >= 90, `${b.sel} is ${b.height}px high`);
+      if (i > 0) assert.ok(b.top >= rest[i - 1].bottom, `${b.sel} overlaps the editor above it: ${JSON.stringify(boxes)}`);
+    }
+    assert.ok(editorsBox.bottom >= rest.at(-1).bottom, `the editors overflow their section: ${JSON.stringify(boxes)}`);
+    assert.ok(outputBox.top >= editorsBox.bottom, `the results overlap the editors: ${JSON.stringify(boxes)}`);
     await shot('phone');
     await page.setViewportSize({ width: 1280, height: 800 });
   });
