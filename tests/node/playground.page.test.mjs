@@ -580,6 +580,14 @@ test('playground in headless Chromium', async (t) => {
     assert.ok(editorsBox.bottom >= rest.at(-1).bottom, `the editors overflow their section: ${JSON.stringify(boxes)}`);
     assert.ok(outputBox.top >= editorsBox.bottom, `the results overlap the editors: ${JSON.stringify(boxes)}`);
     await shot('phone');
+    // Two narrow columns: the audit annotations' long key (validation_failure's) wraps in its
+    // column, its value keeps most of the width (it was squeezed to a word a line).
+    await page.setViewportSize({ width: 1024, height: 768 });
+    const widths = await page.evaluate(() => {
+      const dl = document.querySelector('dl.annotations');
+      return dl && { dl: dl.getBoundingClientRect().width, dd: Math.min(...[...dl.querySelectorAll('dd')].map((d) => d.getBoundingClientRect().width)) };
+    });
+    assert.ok(widths && widths.dd >= 0.55 * widths.dl, `audit annotation values squeezed: ${JSON.stringify(widths)}`);
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
