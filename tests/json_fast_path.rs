@@ -346,3 +346,53 @@ fn nesting_around_the_limits() {
     };
     std::thread::Builder::new().stack_size(32 << 20).spawn(run).unwrap().join().unwrap();
 }
+
+/// Short texts of random JSON tokens: the grammar's corners (empty collections, commas, colons,
+/// keys, nesting) more densely than mutations of whole documents.
+#[test]
+fn the_fast_path_agrees_on_token_soup() {
+    const SOUP: &[&str] = &[
+        "{",
+        "{",
+        "}",
+        "}",
+        "[",
+        "]",
+        ",",
+        ",",
+        ":",
+        ":",
+        "\"a\"",
+        "\"b\"",
+        "\"\"",
+        "\"a\\u0062\"",
+        "1",
+        "-1",
+        "0",
+        "-0",
+        "01",
+        "1.5",
+        "1e3",
+        "true",
+        "false",
+        "null",
+        " ",
+        "\n",
+        "\t",
+        "\"\\ud800\"",
+        "\"\\ud83d\\ude00\"",
+        "\"x\\\"y\"",
+        "9223372036854775808",
+        "\"é\"",
+    ];
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut accepted = 0;
+    for _ in 0..60_000 {
+        let mut text = String::from("{");
+        for _ in 0..rng.below(24) {
+            text.push_str(SOUP[rng.below(SOUP.len())]);
+        }
+        accepted += usize::from(check(&text, true));
+    }
+    assert!(accepted > 100, "{accepted}");
+}
