@@ -10,7 +10,8 @@
 //   compile   mean per expression of Bench.compileAll() (CelCompiler: parse, check, plan)
 //   eval Σ14  median of Bench.evalAll() on the object parsed once inside wasm
 //   e2e       median of Bench.endToEnd(text): the JSON text passed into wasm (UTF-16 -> UTF-8
-//             copy), parsed there with serde_json, the 14 evaluated, the 14 codes returned
+//             copy), parsed there (the request path's one-pass reader), the 14 evaluated,
+//             the 14 codes returned
 //   evaluate  median of a full evaluate() of the 5-validation policy, object as JSON text
 import fs from "node:fs";
 import path from "node:path";

@@ -5,8 +5,9 @@
 //! Env: VAP_BENCH_DIR (required), BENCH_RUNS (timed samples, default 400), BENCH_WARMUP (100).
 //! Figures (µs): compile = mean per expression of `CelCompiler::compile` (parse, check, plan)
 //! with the compiler built once; eval Σ14 = median of evaluating the 14 on the parsed object;
-//! e2e = median of JSON text → serde_json → the 14 results; evaluate = median of a full
-//! `api::evaluate` of the 5-validation policy (manifests and object as text) per request.
+//! e2e = median of JSON text → the request path's reader → the 14 results; evaluate = median
+//! of a full `api::evaluate` of the 5-validation policy (manifests and object as text) per
+//! request.
 use serde_json::{json, Value as Json};
 use std::time::Instant;
 use vap_eval::bench::{evaluate_policy, PolicyWorkload, Workload, FALSE, TRUE};

@@ -22,10 +22,16 @@ pub const OTHER: u8 = 2;
 /// An evaluation error.
 pub const ERROR: u8 = 3;
 
-/// JSON text to a document. Through `FromStr`, which is not generic, so serde_json's
-/// deserializer is compiled in serde_json (at its own opt-level, see Cargo.toml) rather than
-/// instantiated in this crate; the same function `serde_json::from_str` calls.
+/// JSON text to a document, as the request path reads an object's text: the one-pass reader
+/// ([`crate::admission::yaml::parse_json_object`]), and serde_json for what it declines.
 pub fn parse_json(text: &str) -> Result<Json, String> {
+    crate::admission::yaml::parse_json_object(text).map_or_else(|| parse_json_serde(text), Ok)
+}
+
+/// JSON text to a document through serde_json alone (`FromStr`, which is not generic, so
+/// serde_json's deserializer is compiled in serde_json rather than instantiated in this crate;
+/// the same function `serde_json::from_str` calls).
+pub fn parse_json_serde(text: &str) -> Result<Json, String> {
     text.parse::<Json>().map_err(|e| e.to_string())
 }
 

@@ -575,8 +575,8 @@ fn js_to_json(what: &str, value: &JsValue) -> Result<Json, JsError> {
     let text = text.ok_or_else(|| {
         JsError::new(&format!("{what}: not convertible to JSON: {}", js_type(value)))
     })?;
-    // `FromStr`, not the generic `from_str`: serde_json's deserializer stays compiled in
-    // serde_json, at its speed opt-level (Cargo.toml's wasm profile), not at this crate's "z".
+    // `FromStr`, not the generic `from_str`: serde_json's one copy of its deserializer, compiled
+    // in serde_json, not another instance in this crate.
     text.parse::<Json>().map_err(|e| {
         let message = if e.to_string().starts_with("recursion limit exceeded") {
             "nested more than 128 levels deep".to_string()

@@ -150,7 +150,7 @@ impl PolicyBench {
     /// The text through serde_json alone.
     #[wasm_bindgen(js_name = parseJson)]
     pub fn parse_json(&self, text: &str) -> bool {
-        crate::bench::parse_json(text).is_ok()
+        crate::bench::parse_json_serde(text).is_ok()
     }
 
     /// A copy of the parsed object normalised (`objects::normalize_json` with `text`, the

@@ -247,24 +247,23 @@ pub fn parse_stream(text: &str) -> (Vec<RawDocument>, Vec<YamlError>) {
 }
 
 /// The value of `text` when it is one strict JSON object whose every number is an int64 and
-/// whose objects have no repeated key, parsed by serde_json without positions; `None` otherwise.
+/// whose objects have no repeated key, read in one pass without positions (crates/vap-eval-json);
+/// `None` otherwise.
 ///
 /// This is the request objects' fast path: for such a text [`parse_stream`] (which also records
 /// the position of every node, several times slower) gives exactly this value, so callers use it
 /// first and fall back to [`parse_stream`] for everything else — YAML, a syntax error (reported
-/// with its position), a repeated key (an error there; serde_json would keep the last), and
-/// numbers with a fraction or an exponent or beyond int64 (serde_json and the YAML scalar
-/// resolution may round long mantissas differently, and `-0` differs). Whitespace is JSON's: a
-/// tab between tokens is JSON (kubectl reads it) but the positions loader reports it as YAML.
+/// with its position), a repeated key (an error there; a JSON decoder would keep the last),
+/// numbers with a fraction or an exponent or beyond int64 (the YAML scalar resolution decides
+/// how a long mantissa rounds, and `-0` is a double), and nesting deeper than [`MAX_DEPTH`] (an
+/// error there). Whitespace is JSON's: a tab between tokens is JSON (kubectl reads it) but the
+/// positions loader reports it as YAML. Surrogate escapes are read as kubectl's JSON decoder
+/// reads them, where the YAML scanner rejects them: a pair is one character, a lone one U+FFFD.
 pub fn parse_json_object(text: &str) -> Option<Value> {
     if !text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{') {
         return None;
     }
-    let members = json_members(text)?;
-    // `FromStr`, not `from_str::<T>`: serde_json's deserializer stays compiled in serde_json, at
-    // its own (speed) opt-level in the wasm profile.
-    let value: Value = text.parse().ok()?;
-    (int_members(&value)? == members).then_some(value)
+    vap_eval_json::read(text, MAX_DEPTH)
 }
 
 /// The value at `path` in `text`, a text [`parse_json_object`] accepted, read without parsing
@@ -288,7 +287,7 @@ pub fn json_value_at(text: &str, path: &[crate::objects::Seg]) -> Option<Value> 
                     let raw = text.get(i..end)?;
                     let found = match raw.get(1..raw.len() - 1) {
                         Some(plain) if !plain.contains('\\') => plain == k,
-                        _ => raw.parse::<Value>().ok()?.as_str() == Some(k.as_str()),
+                        _ => vap_eval_json::read(raw, MAX_DEPTH)?.as_str() == Some(k.as_str()),
                     };
                     // `:` and the value.
                     i = skip_ws(b, skip_ws(b, end) + 1);
@@ -318,7 +317,7 @@ pub fn json_value_at(text: &str, path: &[crate::objects::Seg]) -> Option<Value> 
         }
     }
     let end = skip_value(b, i)?;
-    text.get(i..end)?.parse().ok()
+    vap_eval_json::read(text.get(i..end)?, MAX_DEPTH)
 }
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
@@ -374,39 +373,6 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
             }
             Some(j)
         }
-    }
-}
-
-/// The number of object members in a JSON text: its `:` outside strings. `None` when a string
-/// is not closed.
-fn json_members(text: &str) -> Option<usize> {
-    let mut members = 0;
-    let mut bytes = text.bytes();
-    while let Some(b) = bytes.next() {
-        match b {
-            b':' => members += 1,
-            b'"' => loop {
-                match bytes.next()? {
-                    b'"' => break,
-                    b'\\' => {
-                        bytes.next()?;
-                    }
-                    _ => {}
-                }
-            },
-            _ => {}
-        }
-    }
-    Some(members)
-}
-
-/// The number of object members in a parsed document; `None` when a number is not an int64.
-fn int_members(v: &Value) -> Option<usize> {
-    match v {
-        Value::Number(n) => n.is_i64().then_some(0),
-        Value::Array(items) => items.iter().try_fold(0, |n, x| Some(n + int_members(x)?)),
-        Value::Object(m) => m.values().try_fold(m.len(), |n, x| Some(n + int_members(x)?)),
-        _ => Some(0),
     }
 }
 
@@ -1180,6 +1146,9 @@ mod tests {
         // BMP as a surrogate pair, which Go's JSON decoder joins and the YAML scanner rejects.
         assert_eq!(parse_json_object(r#"{"e": "\ud83d\ude00"}"#), Some(json!({"e": "😀"})));
         assert!(!parse_stream(r#"{"e": "\ud83d\ude00"}"#).1.is_empty());
+        // And a surrogate escape that is not half of a pair is U+FFFD there (Go's decoder).
+        assert_eq!(parse_json_object(r#"{"e": "a\ud800"}"#), Some(json!({"e": "a\u{fffd}"})));
+        assert!(!parse_stream(r#"{"e": "a\ud800"}"#).1.is_empty());
         same(r#"{"max": 9223372036854775807, "min": -9223372036854775808}"#);
         // The positions loader decides: floats, int64 overflow, -0, repeated keys, not JSON,
         // not an object, a syntax error.
