@@ -334,6 +334,9 @@ enum Rel<'s> {
 
 /// Record a default set at `at` (below the current struct); `absent`: nothing was there.
 fn record(w: &mut Walk, at: &[Rel], maps: &[bool], absent: bool) {
+    if !w.recording() {
+        return;
+    }
     let segs: Vec<Seg> = at
         .iter()
         .map(|r| match r {

@@ -290,6 +290,12 @@ impl Run<'_> {
             .map(|f| f.shape);
         if let Some(shape) = shape {
             let mut w = super::gojson::Walk::new(self.model, self.version, "object");
+            // Its changes are the registry's own, listed by `set` (native only: see
+            // `Walk::record`).
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                w.record = false;
+            }
             w.encode_value(&mut value, shape);
         }
         value
@@ -299,10 +305,14 @@ impl Run<'_> {
 /// FillObjectMetaSystemFields, the generated name and the namespace on create; BeforeUpdate's
 /// carried-over metadata on update.
 fn meta_common(r: &mut Run, out: &mut Json, request: &Request, old: Option<&Json>) {
-    let meta = |v: &Json, k: &str| v.pointer(&format!("/metadata/{k}")).cloned();
-    let given = |v: &Json, k: &str| {
-        meta(v, k).filter(|x| !x.is_null() && x.as_str().is_none_or(|s| !s.is_empty()))
-    };
+    // `metadata.<k>`, looked at in place (copied only to be set).
+    fn at<'v>(v: &'v Json, k: &str) -> Option<&'v Json> {
+        v.get("metadata")?.get(k)
+    }
+    let meta = |v: &Json, k: &str| at(v, k).cloned();
+    fn given<'v>(v: &'v Json, k: &str) -> Option<&'v Json> {
+        at(v, k).filter(|x| !x.is_null() && x.as_str().is_none_or(|s| !s.is_empty()))
+    }
     // EnsureObjectNamespaceMatchesRequestNamespace (create) / ValidNamespace (update).
     match request.namespaced {
         Some(true) if given(out, "namespace").is_none() && !request.namespace.is_empty() => {
