@@ -564,9 +564,12 @@ fn coded_kinds(w: &mut Walk, ty: &str, v: &mut Json) {
         }
         // SetDefaults_Service: targetPort is the port when zero or empty; ipMode VIP.
         "core.v1.Service" => {
-            let n = v.pointer("/spec/ports").and_then(Json::as_array).map_or(0, Vec::len);
+            fn ports(v: &Json) -> Option<&Vec<Json>> {
+                v.get("spec")?.get("ports")?.as_array()
+            }
+            let n = ports(v).map_or(0, Vec::len);
             for i in 0..n {
-                let port = v.pointer(&format!("/spec/ports/{i}")).cloned().unwrap_or_default();
+                let port = ports(v).and_then(|p| p.get(i)).cloned().unwrap_or_default();
                 let target = port.get("targetPort");
                 if empty(target) {
                     set(
@@ -637,13 +640,16 @@ fn image_tag(image: &str) -> &str {
 /// SetDefaults_Pod: container requests from limits; host ports under hostNetwork; then the
 /// pod-level resources ([`pod_level`]), which read the containers' requests as defaulted here.
 fn pod(w: &mut Walk, v: &mut Json) {
-    let host_network = v.pointer("/spec/hostNetwork") == Some(&Json::Bool(true));
+    // Fields looked up in place (`Value::pointer` copies every step; this runs on every Pod).
+    let host_network = v.get("spec").and_then(|s| s.get("hostNetwork")) == Some(&Json::Bool(true));
     for list in ["containers", "initContainers"] {
-        let n = v.pointer(&format!("/spec/{list}")).and_then(Json::as_array).map_or(0, Vec::len);
+        let n =
+            v.get("spec").and_then(|s| s.get(list)).and_then(Json::as_array).map_or(0, Vec::len);
         for i in 0..n {
             // The limits only, not the whole container (every container of every Pod).
             let at = format!("/spec/{list}/{i}");
-            let limits = v.pointer(&at).and_then(|c| c.pointer("/resources/limits")).cloned();
+            let c = v.get("spec").and_then(|s| s.get(list)).and_then(|l| l.get(i));
+            let limits = c.and_then(|c| c.get("resources")).and_then(|r| r.get("limits")).cloned();
             if let Some(Json::Object(limits)) = limits {
                 for (k, q) in limits {
                     set(w, v, &format!("spec {list} {i} resources requests #{k}"), q);

@@ -490,7 +490,8 @@ fn pod_status(pod: &Json, version: KubeVersion) -> Json {
     status.insert("phase".into(), Json::from("Pending"));
     status.insert("qosClass".into(), Json::from(pod_qos(pod, version)));
     let gated = pod
-        .pointer("/spec/schedulingGates")
+        .get("spec")
+        .and_then(|s| s.get("schedulingGates"))
         .and_then(Json::as_array)
         .is_some_and(|g| !g.is_empty());
     if gated {
@@ -515,7 +516,8 @@ fn pod_qos(pod: &Json, version: KubeVersion) -> &'static str {
     let mut limits = Resources::new();
     let mut guaranteed = true;
     let positive = |v: &Json| super::defaults::quantity(v).filter(|q| q.sign() > 0);
-    let level = pod.pointer("/spec/resources").filter(|r| r.is_object());
+    let spec = pod.get("spec");
+    let level = spec.and_then(|s| s.get("resources")).filter(|r| r.is_object());
     let pod_level = level.filter(|r| {
         use super::defaults::gate_enabled;
         let supported = |k: &String| k == "cpu" || k == "memory" || k.starts_with("hugepages-");
@@ -525,9 +527,8 @@ fn pod_qos(pod: &Json, version: KubeVersion) -> &'static str {
         gate_enabled("PodLevelResources", version)
             && (!gate_enabled("PodLevelResourcesFixKubeletQOSClass", version) || set)
     });
-    let containers = |list: &str| {
-        pod.pointer(&format!("/spec/{list}")).and_then(Json::as_array).map(Vec::as_slice)
-    };
+    let containers =
+        |list: &str| spec.and_then(|s| s.get(list)).and_then(Json::as_array).map(Vec::as_slice);
     // The pod level is one "container" here, except that it may give no limits at all.
     let lists: [&[Json]; 2] = match pod_level {
         Some(r) => [std::slice::from_ref(r), &[]],
