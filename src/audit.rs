@@ -141,43 +141,65 @@ impl<R: BufRead> DumpReader<R> {
         }
         let start_line = self.value_line;
         loop {
-            // Inside a string, up to its next quote, backslash or newline: copied as a run
-            // (byte by byte below is the same, slower).
-            if self.split.in_string && !self.split.escape && !self.split.collecting_key {
-                if let Ok(buf) = self.input.fill_buf() {
-                    let n = buf
-                        .iter()
-                        .position(|&c| c == b'"' || c == b'\\' || c == b'\n')
-                        .unwrap_or(buf.len());
-                    if n > 0 {
-                        self.split.string_run(&buf[..n]);
-                        self.input.consume(n);
-                        continue;
-                    }
-                }
-            }
-            let b = match self.next_byte() {
-                Ok(Some(b)) => b,
-                Ok(None) => {
+            // A buffer of input at a time (a call through the reader per byte was most of the
+            // reader's time): its bytes are fed until one ends something, then consumed.
+            let buf = match self.input.fill_buf() {
+                Ok([]) => {
                     self.eof = true;
                     return Some(Err(DumpProblem {
                         origin: self.origin(self.split.item_line.unwrap_or(start_line)),
                         message: "unexpected end of input inside a JSON value".into(),
                     }));
                 }
+                Ok(buf) => buf,
                 Err(e) => {
                     self.eof = true;
-                    return Some(Err(DumpProblem { origin: self.origin(self.line), message: e }));
+                    let message = e.to_string();
+                    return Some(Err(DumpProblem { origin: self.origin(self.line), message }));
                 }
             };
-            if b == b'\n' && self.json_lines && !self.split.in_string && self.split.depth > 0 {
+            let split = &mut self.split;
+            let mut used = 0;
+            let mut step = Step::More;
+            let mut broken_line = false;
+            while used < buf.len() {
+                // Inside a string, up to its next quote, backslash or newline: copied as a run
+                // (byte by byte below is the same, slower).
+                if split.in_string && !split.escape && !split.collecting_key {
+                    let rest = buf.get(used..).unwrap_or_default();
+                    let n = rest
+                        .iter()
+                        .position(|&c| c == b'"' || c == b'\\' || c == b'\n')
+                        .unwrap_or(rest.len());
+                    if n > 0 {
+                        split.string_run(rest.get(..n).unwrap_or_default());
+                        used += n;
+                        continue;
+                    }
+                }
+                let b = buf.get(used).copied().unwrap_or_default();
+                used += 1;
+                if b == b'\n' {
+                    self.line += 1;
+                    if self.json_lines && !split.in_string && split.depth > 0 {
+                        broken_line = true;
+                        break;
+                    }
+                }
+                step = split.feed(b, self.line);
+                if !matches!(step, Step::More) {
+                    break;
+                }
+            }
+            self.input.consume(used);
+            if broken_line {
                 self.split = Splitter::default();
                 return Some(Err(DumpProblem {
                     origin: self.origin(start_line),
                     message: "unbalanced JSON value on this line (JSON lines: the rest of the line was skipped)".into(),
                 }));
             }
-            match self.split.feed(b, self.line) {
+            match step {
                 Step::More => {}
                 Step::Item(text, line) => {
                     return Some(Ok(RawObject { text, origin: self.origin(line) }));
@@ -713,8 +735,9 @@ impl Auditor {
         };
         // A JSON document's text is its value's text: normalisation then reads the values as
         // given from it instead of copying the object first (as the package's JSON path does).
+        // The summary trace lists no changes and never reads it: not copied then.
         let text = raw.text.trim();
-        let text = text.starts_with('{').then_some(text);
+        let text = (!self.set.summary_trace && text.starts_with('{')).then_some(text);
         self.audit_parsed(raw.origin.clone(), value, text)
     }
 
@@ -863,12 +886,15 @@ impl Summary {
         self.problems += u64::from(!r.problems.is_empty());
         self.assumed_namespaces += u64::from(r.assumed_namespace);
         for o in &r.outcomes {
-            let c = self
-                .bindings
-                .entry(o.policy.clone())
-                .or_default()
-                .entry(o.binding.clone())
-                .or_default();
+            // The names are copied only the first time they are counted.
+            if !self.bindings.contains_key(&o.policy) {
+                self.bindings.insert(o.policy.clone(), BTreeMap::new());
+            }
+            let Some(policy) = self.bindings.get_mut(&o.policy) else { continue };
+            if !policy.contains_key(&o.binding) {
+                policy.insert(o.binding.clone(), Counts::default());
+            }
+            let Some(c) = policy.get_mut(&o.binding) else { continue };
             c.matched += 1;
             c.denied += u64::from(o.denied);
             c.warned += u64::from(o.warned);

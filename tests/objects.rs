@@ -1026,3 +1026,53 @@ fn job_selector_is_generated_on_create() {
     assert_eq!(v["spec"]["selector"]["matchLabels"], json!({"app": "pi"}));
     assert!(v["spec"]["template"]["metadata"]["labels"].get("job-name").is_none());
 }
+
+/// `normalize_unlisted` (the audit's, which records no changes) makes the same object, the
+/// same diagnostics and the same `modelled` as `normalize`, on every example and case object,
+/// on every version, and on objects with nulls, wrong types and unknown fields.
+#[test]
+fn unlisted_normalisation_is_the_same_object() {
+    use vap_eval::objects::normalize_unlisted;
+    let mut objects: Vec<Value> = vec![
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": null},
+            "spec": {"hostNetwork": true, "containers": [{"name": "c", "image": "x",
+                "ports": [{"containerPort": 80}], "resources": {"limits": {"cpu": "1.5"}},
+                "bogus": 1, "env": null}], "volumes": [{"name": "v"}], "priority": 3.0}}),
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"replicas": "3", "template": {"spec": {"containers": null}}}}),
+        json!({"apiVersion": "v1", "kind": "Service", "spec": {"ports": [{"port": 80}],
+            "sessionAffinity": "None", "sessionAffinityConfig": {}}}),
+    ];
+    let mut dirs = vec![std::path::PathBuf::from("www/examples")];
+    for e in std::fs::read_dir("tests/cases").expect("tests/cases").flatten() {
+        dirs.push(e.path());
+    }
+    for dir in dirs {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            let n = p.to_string_lossy().to_string();
+            if !(n.ends_with("object.yaml")
+                || n.ends_with(".passing.yaml")
+                || n.ends_with(".failing.yaml"))
+            {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).expect("object");
+            if let Ok(v) = vap_eval::audit::parse_document(&text) {
+                objects.push(v);
+            }
+        }
+    }
+    assert!(objects.len() > 50, "{} objects", objects.len());
+    for minor in 30..=37 {
+        for o in &objects {
+            let (mut a, mut b) = (o.clone(), o.clone());
+            let na = normalize(&mut a, KubeVersion::new(minor), &[], "object");
+            let nb = normalize_unlisted(&mut b, KubeVersion::new(minor), &[], "object");
+            assert_eq!(a, b, "1.{minor}: {o}");
+            assert_eq!(format!("{:?}", na.diagnostics), format!("{:?}", nb.diagnostics), "{o}");
+            assert_eq!(na.modelled, nb.modelled);
+            assert!(nb.changes.is_empty());
+        }
+    }
+}

@@ -282,10 +282,11 @@ const RULES: &[Rule] = &[
     ("scheduling.v1.PriorityClass", "preemptionPolicy", b'n', "\"PreemptLowerPriority\"", ""), // SetDefaults_PriorityClass
 ];
 
-/// A path walked inside one struct: its steps as given, and the concrete steps reached.
-fn resolve<'v>(v: &'v Json, steps: &[&str]) -> Option<&'v Json> {
+/// A path walked inside one struct: its steps as given (space-separated; split as walked, not
+/// collected: rules' guards are read at every struct of every request).
+fn resolve<'v>(v: &'v Json, path: &str) -> Option<&'v Json> {
     let mut cur = v;
-    for s in steps {
+    for s in path.split(' ') {
         cur = cur.as_object()?.get(s.trim_start_matches('#'))?;
     }
     Some(cur)
@@ -313,13 +314,13 @@ fn guard_holds(w: &Walk, v: &Json, guard: &str) -> bool {
             return w.model.has_field(ty, field);
         }
         if let Some(p) = g.strip_suffix('!') {
-            return !empty(resolve(v, &p.split(' ').collect::<Vec<_>>()));
+            return !empty(resolve(v, p));
         }
         if let Some(p) = g.strip_suffix('-') {
-            return resolve(v, &p.split(' ').collect::<Vec<_>>()).is_none();
+            return resolve(v, p).is_none();
         }
         let (p, want) = g.split_once('=').unwrap_or((g, ""));
-        let got = resolve(v, &p.split(' ').collect::<Vec<_>>()).and_then(Json::as_str);
+        let got = resolve(v, p).and_then(Json::as_str);
         got.unwrap_or("") == want
     })
 }
@@ -334,6 +335,9 @@ enum Rel<'s> {
 
 /// Record a default set at `at` (below the current struct); `absent`: nothing was there.
 fn record(w: &mut Walk, at: &[Rel], maps: &[bool], absent: bool) {
+    if !w.recording() {
+        return;
+    }
     let segs: Vec<Seg> = at
         .iter()
         .map(|r| match r {
@@ -465,7 +469,7 @@ fn rules_of(ty: &str) -> &'static [usize] {
 }
 
 fn str_at<'v>(v: &'v Json, path: &str) -> &'v str {
-    resolve(v, &path.split(' ').collect::<Vec<_>>()).and_then(Json::as_str).unwrap_or("")
+    resolve(v, path).and_then(Json::as_str).unwrap_or("")
 }
 
 /// The types [`coded`] handles. `coded` returns at once for any other type, so a new arm there
@@ -549,7 +553,7 @@ fn coded_kinds(w: &mut Walk, ty: &str, v: &mut Json) {
         // SetDefaults_ReplicationController and SetDefaults_Job: labels (and the RC's
         // selector) from the pod template's labels.
         "core.v1.ReplicationController" | "batch.v1.Job" => {
-            if let Some(l) = resolve(v, &["spec", "template", "metadata", "labels"]).cloned() {
+            if let Some(l) = resolve(v, "spec template metadata labels").cloned() {
                 if ty == "core.v1.ReplicationController" && empty_map(v, "spec selector") {
                     set(w, v, "spec selector", l.clone());
                 }
@@ -560,9 +564,12 @@ fn coded_kinds(w: &mut Walk, ty: &str, v: &mut Json) {
         }
         // SetDefaults_Service: targetPort is the port when zero or empty; ipMode VIP.
         "core.v1.Service" => {
-            let n = v.pointer("/spec/ports").and_then(Json::as_array).map_or(0, Vec::len);
+            fn ports(v: &Json) -> Option<&Vec<Json>> {
+                v.get("spec")?.get("ports")?.as_array()
+            }
+            let n = ports(v).map_or(0, Vec::len);
             for i in 0..n {
-                let port = v.pointer(&format!("/spec/ports/{i}")).cloned().unwrap_or_default();
+                let port = ports(v).and_then(|p| p.get(i)).cloned().unwrap_or_default();
                 let target = port.get("targetPort");
                 if empty(target) {
                     set(
@@ -613,9 +620,7 @@ fn coded_kinds(w: &mut Walk, ty: &str, v: &mut Json) {
 }
 
 fn empty_map(v: &Json, path: &str) -> bool {
-    resolve(v, &path.split(' ').collect::<Vec<_>>())
-        .and_then(Json::as_object)
-        .is_none_or(Map::is_empty)
+    resolve(v, path).and_then(Json::as_object).is_none_or(Map::is_empty)
 }
 
 /// The tag of an image reference as `parsers.ParseImageName` finds it (`latest` when none;
@@ -635,17 +640,24 @@ fn image_tag(image: &str) -> &str {
 /// SetDefaults_Pod: container requests from limits; host ports under hostNetwork; then the
 /// pod-level resources ([`pod_level`]), which read the containers' requests as defaulted here.
 fn pod(w: &mut Walk, v: &mut Json) {
-    let host_network = v.pointer("/spec/hostNetwork") == Some(&Json::Bool(true));
+    // Fields looked up in place (`Value::pointer` copies every step; this runs on every Pod).
+    let host_network = v.get("spec").and_then(|s| s.get("hostNetwork")) == Some(&Json::Bool(true));
     for list in ["containers", "initContainers"] {
-        let n = v.pointer(&format!("/spec/{list}")).and_then(Json::as_array).map_or(0, Vec::len);
+        let n =
+            v.get("spec").and_then(|s| s.get(list)).and_then(Json::as_array).map_or(0, Vec::len);
         for i in 0..n {
-            let c = v.pointer(&format!("/spec/{list}/{i}")).cloned().unwrap_or_default();
-            if let Some(Json::Object(limits)) = c.pointer("/resources/limits") {
+            // The limits only, not the whole container (every container of every Pod).
+            let at = format!("/spec/{list}/{i}");
+            let c = v.get("spec").and_then(|s| s.get(list)).and_then(|l| l.get(i));
+            let limits = c.and_then(|c| c.get("resources")).and_then(|r| r.get("limits")).cloned();
+            if let Some(Json::Object(limits)) = limits {
                 for (k, q) in limits {
-                    set(w, v, &format!("spec {list} {i} resources requests #{k}"), q.clone());
+                    set(w, v, &format!("spec {list} {i} resources requests #{k}"), q);
                 }
             }
             if host_network {
+                // Setting requests above left the ports as they were.
+                let c = v.pointer(&at).cloned().unwrap_or_default();
                 let ports = c.get("ports").and_then(Json::as_array).map_or(0, Vec::len);
                 for j in 0..ports {
                     let p = c.pointer(&format!("/ports/{j}")).cloned().unwrap_or_default();

@@ -40,6 +40,12 @@ pub struct Walk<'m> {
     /// The version's struct types prepared for the walk ([`Plan`]), kept across walks.
     plans: Rc<Plans>,
     pub events: Vec<Event>,
+    /// Whether changes are recorded (`events`, `nulls`): not when no list of changes is made
+    /// ([`super::normalize_unlisted`], the audit), where recording was most of the walk's
+    /// allocation. Native only: the package always lists changes, and the checks would cost
+    /// its bytes ([`Walk::recording`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub record: bool,
     /// Paths of the fields the decoder dropped because they were `null` (Go nil or zero): an
     /// [`Event::absent`] change there had `null` as its value as given.
     pub nulls: Vec<Vec<Seg>>,
@@ -273,6 +279,8 @@ impl<'m> Walk<'m> {
             path: Vec::new(),
             plans: plans_for(model, version),
             events: Vec::new(),
+            #[cfg(not(target_arch = "wasm32"))]
+            record: true,
             nulls: Vec::new(),
             diagnostics: Vec::new(),
         }
@@ -306,7 +314,19 @@ impl<'m> Walk<'m> {
         self.push_event(Some(key), reason, true);
     }
 
+    /// Whether changes are recorded ([`Walk::record`]; always in the package).
+    #[inline(always)]
+    pub fn recording(&self) -> bool {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.record;
+        #[cfg(target_arch = "wasm32")]
+        true
+    }
+
     fn push_event(&mut self, key: Option<&str>, reason: ChangeReason, absent: bool) {
+        if !self.recording() {
+            return;
+        }
         let (mut path, mut map_keys) = self.segs();
         if let Some(k) = key {
             path.push(Seg::Key(k.to_string()));
@@ -318,6 +338,9 @@ impl<'m> Walk<'m> {
     /// Record a change at the current path plus `rel` (keys of structs or maps, list indices;
     /// `map` marks which keys are map keys); `absent`: as [`Event::absent`].
     pub fn event_rel(&mut self, rel: &[Seg], map: &[bool], reason: ChangeReason, absent: bool) {
+        if !self.recording() {
+            return;
+        }
         let (mut path, mut map_keys) = self.segs();
         for (i, s) in rel.iter().enumerate() {
             path.push(s.clone());
@@ -538,9 +561,11 @@ impl<'m> Walk<'m> {
             let Some(v) = get_mut(m, f.name) else { continue };
             if v.is_null() {
                 m.remove(f.name);
-                let (mut path, _) = self.segs();
-                path.push(Seg::Key(f.name.to_string()));
-                self.nulls.push(path);
+                if self.recording() {
+                    let (mut path, _) = self.segs();
+                    path.push(Seg::Key(f.name.to_string()));
+                    self.nulls.push(path);
+                }
                 continue;
             }
             if settled(f.shape, v) {

@@ -264,6 +264,10 @@ fn normalize_with(
     let model = model::model(version);
     let (events, nulls, diagnostics) = if let Some(root) = model.kind(group, ver, &kind) {
         let mut w = gojson::Walk::new(&model, version, label);
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            w.record = given.is_some();
+        }
         w.object(value, root);
         (w.events, w.nulls, w.diagnostics)
     } else if let Some(schema) = crd::schema_for(crds, group, ver, &kind) {

@@ -290,6 +290,12 @@ impl Run<'_> {
             .map(|f| f.shape);
         if let Some(shape) = shape {
             let mut w = super::gojson::Walk::new(self.model, self.version, "object");
+            // Its changes are the registry's own, listed by `set` (native only: see
+            // `Walk::record`).
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                w.record = false;
+            }
             w.encode_value(&mut value, shape);
         }
         value
@@ -299,10 +305,14 @@ impl Run<'_> {
 /// FillObjectMetaSystemFields, the generated name and the namespace on create; BeforeUpdate's
 /// carried-over metadata on update.
 fn meta_common(r: &mut Run, out: &mut Json, request: &Request, old: Option<&Json>) {
-    let meta = |v: &Json, k: &str| v.pointer(&format!("/metadata/{k}")).cloned();
-    let given = |v: &Json, k: &str| {
-        meta(v, k).filter(|x| !x.is_null() && x.as_str().is_none_or(|s| !s.is_empty()))
-    };
+    // `metadata.<k>`, looked at in place (copied only to be set).
+    fn at<'v>(v: &'v Json, k: &str) -> Option<&'v Json> {
+        v.get("metadata")?.get(k)
+    }
+    let meta = |v: &Json, k: &str| at(v, k).cloned();
+    fn given<'v>(v: &'v Json, k: &str) -> Option<&'v Json> {
+        at(v, k).filter(|x| !x.is_null() && x.as_str().is_none_or(|s| !s.is_empty()))
+    }
     // EnsureObjectNamespaceMatchesRequestNamespace (create) / ValidNamespace (update).
     match request.namespaced {
         Some(true) if given(out, "namespace").is_none() && !request.namespace.is_empty() => {
@@ -480,7 +490,8 @@ fn pod_status(pod: &Json, version: KubeVersion) -> Json {
     status.insert("phase".into(), Json::from("Pending"));
     status.insert("qosClass".into(), Json::from(pod_qos(pod, version)));
     let gated = pod
-        .pointer("/spec/schedulingGates")
+        .get("spec")
+        .and_then(|s| s.get("schedulingGates"))
         .and_then(Json::as_array)
         .is_some_and(|g| !g.is_empty());
     if gated {
@@ -505,7 +516,8 @@ fn pod_qos(pod: &Json, version: KubeVersion) -> &'static str {
     let mut limits = Resources::new();
     let mut guaranteed = true;
     let positive = |v: &Json| super::defaults::quantity(v).filter(|q| q.sign() > 0);
-    let level = pod.pointer("/spec/resources").filter(|r| r.is_object());
+    let spec = pod.get("spec");
+    let level = spec.and_then(|s| s.get("resources")).filter(|r| r.is_object());
     let pod_level = level.filter(|r| {
         use super::defaults::gate_enabled;
         let supported = |k: &String| k == "cpu" || k == "memory" || k.starts_with("hugepages-");
@@ -515,9 +527,8 @@ fn pod_qos(pod: &Json, version: KubeVersion) -> &'static str {
         gate_enabled("PodLevelResources", version)
             && (!gate_enabled("PodLevelResourcesFixKubeletQOSClass", version) || set)
     });
-    let containers = |list: &str| {
-        pod.pointer(&format!("/spec/{list}")).and_then(Json::as_array).map(Vec::as_slice)
-    };
+    let containers =
+        |list: &str| spec.and_then(|s| s.get(list)).and_then(Json::as_array).map(Vec::as_slice);
     // The pod level is one "container" here, except that it may give no limits at all.
     let lists: [&[Json]; 2] = match pod_level {
         Some(r) => [std::slice::from_ref(r), &[]],

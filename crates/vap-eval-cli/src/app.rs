@@ -468,8 +468,8 @@ fn audit(
             match output {
                 TableOrJson::Json => {
                     let sep = if first { "\n  " } else { ",\n  " };
-                    write!(out, "{sep}{}", serde_json::to_string(r).unwrap_or_default())
-                        .map_err(w)?;
+                    out.write_all(sep.as_bytes()).map_err(w)?;
+                    serde_json::to_writer(&mut out, r).map_err(|e| e.to_string())?;
                 }
                 TableOrJson::Table => {
                     if first {
