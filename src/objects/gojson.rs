@@ -319,6 +319,8 @@ fn go_type(shape: &str) -> String {
 /// Go's `time.Parse(layout, s)` error for metav1.Time (`time.RFC3339`) or MicroTime
 /// (`RFC3339Micro`): `None` when it parses. Go's `parse` walks the layout's chunks; this is that
 /// walk for these two layouts, with its messages (time/format.go `parse`, `ParseError.Error`).
+#[cold]
+#[inline(never)]
 pub fn go_time_error(s: &str, micro: bool) -> Option<String> {
     let layout =
         if micro { "2006-01-02T15:04:05.000000Z07:00" } else { "2006-01-02T15:04:05Z07:00" };
@@ -734,6 +736,8 @@ impl<'m> Walk<'m> {
     /// sigs.k8s.io/json's `UnmarshalTypeError` for `value` (`string`, `number 3.5`) into the Go
     /// type of `shape`, with its context: the struct whose field this is and the JSON field
     /// path from the root (map keys and list indices are not in it).
+    #[cold]
+    #[inline(never)]
     fn type_error(&mut self, fatal: bool, value: &str, shape: &str) {
         let mut fields = String::new();
         for s in &self.path {
@@ -756,6 +760,8 @@ impl<'m> Walk<'m> {
     /// Record a value the decoder rejects at the current path: `fatal` when it stops the
     /// decoder (a type's own UnmarshalJSON failed), `invalid` for a value of the right JSON type
     /// that does not parse.
+    #[cold]
+    #[inline(never)]
     fn fail(&mut self, fatal: bool, invalid: bool, message: String) {
         let (path, map_keys) = self.segs();
         let field = super::render_path(&path, &map_keys);
