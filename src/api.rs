@@ -532,9 +532,9 @@ pub fn evaluate_documents(
     // from the set, once, and reports no changes.
     let full = !set.summary_trace;
     let mut diagnostics = if full { set.diagnostics.clone() } else { Vec::new() };
-    // The objects' texts when they took the JSON fast path (normalisation reads them).
-    // The object's text, when it was given as text (a decode error is located in it).
+    // The object's text when it was given as YAML (a decode error is located in it).
     let mut object_source = None;
+    // The objects' texts when they took the JSON fast path (normalisation reads them).
     let mut parse = |d: Option<Document>, name: &str| match d.map(|d| d.into_value_and_json(name)) {
         Some((Ok(v), text, yaml)) => {
             if name == "object" {
@@ -551,7 +551,8 @@ pub fn evaluate_documents(
     let (object, object_text) = parse(docs.object, "object");
     let (old_object, old_object_text) = parse(docs.old_object, "oldObject");
     let (request_fields, _) = parse(docs.request, "request");
-    let object_source = object_source.or_else(|| object_text.clone());
+    // Given as JSON text, the object's text is that (not a JavaScript object's JSON.stringify).
+    let located = object_source.is_some() || object_text.is_some();
     let object_text = object_text.or(texts.object);
     let old_object_text = old_object_text.or(texts.old_object);
     let mut input: RequestInput = match request_fields.map(request_input) {
@@ -625,7 +626,8 @@ pub fn evaluate_documents(
         Some(u) => {
             // Nothing was decoded, defaulted or stored.
             object_changes.retain(|c| c.object != "object");
-            bad_request(set, &request, u, object_source.as_deref(), &mut diagnostics)
+            let text = object_source.as_deref().or(object_text.as_deref()).filter(|_| located);
+            bad_request(set, &request, u, text, &mut diagnostics)
         }
         None => admit(set, &mut request, &set.catalog, &mut diagnostics),
     };
