@@ -1104,7 +1104,8 @@ fn type_errors_read_as_the_go_decoder_writes_them() {
     for (object, want) in cases {
         assert_eq!(decode_error(object.clone()).as_deref(), Some(want), "{object}");
     }
-    // int64 fields take what int32 ones do not.
+    // int64 fields take what int32 ones do not, a whole float as the integer kubectl sends.
+    assert_eq!(decode_error(pod(json!({"activeDeadlineSeconds": 1e16}))), None);
     assert_eq!(
         decode_error(pod(json!({"terminationGracePeriodSeconds": 3_000_000_000_i64}))),
         None

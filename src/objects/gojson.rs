@@ -667,9 +667,12 @@ impl<'m> Walk<'m> {
                 }
             }
             (b'i' | b'l' | b'x', Json::Number(n)) => {
-                // The integer kubectl sends (a whole float is written without a fraction).
+                // The integer kubectl sends (a whole float64 is written without a fraction, all
+                // its digits: `1e16` is 10000000000000000).
                 let whole = n.as_i64().or_else(|| {
-                    n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.007e15).map(|f| f as i64)
+                    n.as_f64()
+                        .filter(|f| f.fract() == 0.0 && f.abs() < i64::MAX as f64)
+                        .map(|f| f as i64)
                 });
                 match whole.filter(|i| c == b'l' || i32::try_from(*i).is_ok()) {
                     Some(i) if !n.is_i64() => {
