@@ -24,7 +24,7 @@ Output format (types.txt), one line per type over all versions:
                                            that have the type, or the field when it differs
   <mask> =<group>/<version>/<Kind> <type>  a top-level kind and its root type
   field: <json>:<shape>[?][!][=<default JSON>]
-  shape: s string, i integer, f float, b bool, y []byte (base64 string), q Quantity, x IntOrString,
+  shape: s string, i int32 (and the other integers but int64), l int64, f float, b bool, y []byte (base64 string), q Quantity, x IntOrString,
          t metav1.Time, u metav1.MicroTime, d metav1.Duration, r any JSON (RawExtension, JSON, FieldsV1),
          @<type> a struct; prefixes * pointer, [ slice, { map with string keys
   ? omitempty, ! omitzero, =<json> the field's declarative +default
@@ -51,8 +51,10 @@ SPECIAL = {  # apimachinery types with their own JSON form
     "types.UID": "s", "metav1.Verbs": "[s",
 }
 SCALARS = {"string": "s", "bool": "b", "float32": "f", "float64": "f"}
-for t in ["int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64"]:
+for t in ["int", "int8", "int16", "int32", "uint", "uint8", "uint16", "uint32", "uint64"]:
     SCALARS[t] = "i"
+# The decoder's range and its error text depend on the width (the API has only int32 and int64).
+SCALARS["int64"] = "l"
 
 
 def git_show(repo, tag, path):

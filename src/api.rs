@@ -115,6 +115,9 @@ pub enum Document {
     Object(Json),
 }
 
+/// A document's value, its text when that is plain JSON, and its text otherwise.
+pub type ParsedDocument = (Result<Option<Json>, Box<Diagnostic>>, Option<String>, Option<String>);
+
 impl Document {
     /// The document's value, or a diagnostic naming the input (`object`, `oldObject`, `request`).
     /// Empty text is `None`.
@@ -140,16 +143,14 @@ impl Document {
     /// values as given.
     ///
     /// [`yaml::parse_json_object`]: crate::admission::yaml::parse_json_object
-    pub fn into_value_and_json(
-        self,
-        name: &str,
-    ) -> (Result<Option<Json>, Box<Diagnostic>>, Option<String>) {
+    /// The third value is the text when it is not that (YAML): diagnostics may point into it.
+    pub fn into_value_and_json(self, name: &str) -> ParsedDocument {
         match self {
             Document::Text(t) => match crate::admission::yaml::parse_json_object(&t) {
-                Some(v) => (Ok(Some(v)), Some(t)),
-                None => (Document::parse_positioned(&t, name), None),
+                Some(v) => (Ok(Some(v)), Some(t), None),
+                None => (Document::parse_positioned(&t, name), None, Some(t)),
             },
-            d => (d.into_value(name), None),
+            d => (d.into_value(name), None, None),
         }
     }
 
@@ -531,10 +532,17 @@ pub fn evaluate_documents(
     // from the set, once, and reports no changes.
     let full = !set.summary_trace;
     let mut diagnostics = if full { set.diagnostics.clone() } else { Vec::new() };
+    // The object's text when it was given as YAML (a decode error is located in it).
+    let mut object_source = None;
     // The objects' texts when they took the JSON fast path (normalisation reads them).
     let mut parse = |d: Option<Document>, name: &str| match d.map(|d| d.into_value_and_json(name)) {
-        Some((Ok(v), text)) => (v, text),
-        Some((Err(diag), _)) => {
+        Some((Ok(v), text, yaml)) => {
+            if name == "object" {
+                object_source = yaml;
+            }
+            (v, text)
+        }
+        Some((Err(diag), _, _)) => {
             diagnostics.push(*diag);
             (None, None)
         }
@@ -542,9 +550,11 @@ pub fn evaluate_documents(
     };
     let (object, object_text) = parse(docs.object, "object");
     let (old_object, old_object_text) = parse(docs.old_object, "oldObject");
+    let (request_fields, _) = parse(docs.request, "request");
+    // Given as JSON text, the object's text is that (not a JavaScript object's JSON.stringify).
+    let located = object_source.is_some() || object_text.is_some();
     let object_text = object_text.or(texts.object);
     let old_object_text = old_object_text.or(texts.old_object);
-    let (request_fields, _) = parse(docs.request, "request");
     let mut input: RequestInput = match request_fields.map(request_input) {
         Some(Ok(r)) => r,
         Some(Err(e)) => {
@@ -563,6 +573,8 @@ pub fn evaluate_documents(
         input.old_object = old_object;
     }
     let mut object_changes = if full { set.object_changes.clone() } else { Vec::new() };
+    // The object's decode error, and where its normalisation diagnostics are.
+    let mut undecoded = None;
     if set.normalize_objects {
         for (value, text, label) in [
             (&mut input.object, object_text.as_deref(), "object"),
@@ -576,6 +588,9 @@ pub fn evaluate_documents(
                     None => crate::objects::normalize(v, set.version, crds, label),
                 };
                 object_changes.extend(n.changes);
+                if label == "object" {
+                    undecoded = n.decode_error.map(|e| (e, diagnostics.len(), n.diagnostics.len()));
+                }
                 diagnostics.extend(n.diagnostics);
             }
         }
@@ -583,6 +598,13 @@ pub fn evaluate_documents(
     let (request, derived) = derive_request_owned(input, &set.catalog);
     diagnostics.extend(derived);
     let kubernetes_version = set.version.to_string();
+    // The body of a CREATE or UPDATE that does not decode is rejected (400); any other object
+    // is only warned about.
+    use crate::admission::request::Operation;
+    if !matches!(&request, Some(r) if matches!(r.operation, Operation::Create | Operation::Update))
+    {
+        undecoded = None;
+    }
     let Some(mut request) = request else {
         return EvaluateResult {
             response: AdmissionResponse { allowed: true, ..AdmissionResponse::default() },
@@ -600,8 +622,15 @@ pub fn evaluate_documents(
     // The request as it came (the registry may name it: validating admission sees that name).
     let summary = RequestSummary::new(&request);
     #[allow(unused_variables)]
-    let (response, policies, webhooks, kyverno, registry) =
-        admit(set, &mut request, &set.catalog, &mut diagnostics);
+    let (response, policies, webhooks, kyverno, registry) = match undecoded {
+        Some(u) => {
+            // Nothing was decoded, defaulted or stored.
+            object_changes.retain(|c| c.object != "object");
+            let text = object_source.as_deref().or(object_text.as_deref()).filter(|_| located);
+            bad_request(set, &request, u, text, &mut diagnostics)
+        }
+        None => admit(set, &mut request, &set.catalog, &mut diagnostics),
+    };
     object_changes.extend(registry);
     EvaluateResult {
         response,
@@ -615,6 +644,74 @@ pub fn evaluate_documents(
         object_changes,
         type_checking: if full { policy_type_checks(set) } else { Vec::new() },
     }
+}
+
+/// The 400 kube-apiserver answers when the body of a CREATE or UPDATE does not decode
+/// (k8s.io/apiserver handlers `transformDecodeError`: `errors.NewBadRequest("<Kind> in version
+/// \"<version>\" cannot be handled as a <Kind>: <decode error>")`), and the error diagnostic of the
+/// field, located in `text` (the object's text) when there is one, in place of the object's
+/// normalisation diagnostics (`count` at `at`); no plugin runs. What [`admit`]
+/// returns.
+#[inline(never)]
+fn bad_request(
+    set: &PolicySet,
+    r: &AdmissionRequest,
+    (error, at, count): (crate::objects::DecodeError, usize, usize),
+    text: Option<&str>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>, KyvernoOut, Vec<ObjectChange>) {
+    let object = r.object.as_ref();
+    let field = |k: &str| object.and_then(|o| o.get(k)).and_then(Json::as_str).unwrap_or_default();
+    let kind = field("kind");
+    let version = field("apiVersion").rsplit('/').next().unwrap_or_default();
+    let message = format!(
+        "{kind} in version \"{version}\" cannot be handled as a {}: {}",
+        r.kind.kind, error.message
+    );
+    // The object's `count` diagnostics at `at`: its decode error's replaces them.
+    let end = (at + count).min(diagnostics.len());
+    let at = at.min(end);
+    let mut d = diagnostics.drain(at..end).nth(error.diagnostic).unwrap_or_else(|| {
+        crate::objects::diagnostics::not_decoded("object-wrong-type", "object", "", &error.message)
+    });
+    crate::objects::diagnostics::rejected(&mut d, &message);
+    // The field's position: the positions loader's paths are FieldPath's.
+    if let Some(t) = text {
+        let mut path = String::new();
+        for s in &error.path {
+            path = match s {
+                crate::objects::Seg::Key(k) => crate::admission::yaml::child_path(&path, k),
+                crate::objects::Seg::Index(i) => crate::admission::yaml::index_path(&path, *i),
+            };
+        }
+        let (docs, _) = parse_stream(t);
+        if let Some(p) = docs.first().and_then(|doc| doc.positions.nearest(&path)) {
+            d = d.with_span(p.span, SourceRef::Input { name: "object".into() });
+        }
+    }
+    diagnostics.insert(at, d);
+    diagnostics.push(crate::webhook::diagnostics::chain_stopped(
+        "The apiserver's decoder",
+        "mutating admission, the registry, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook and Kyverno",
+    ));
+    use crate::webhook::dispatcher::not_reached;
+    use crate::webhook::types::WebhookKind::{Mutating, Validating};
+    let hooks = &set.webhooks.configurations;
+    let why = "not reached: the request body does not decode (400 BadRequest)";
+    let mut webhooks = not_reached(hooks, Mutating, why);
+    webhooks.extend(not_reached(hooks, Validating, why));
+    let status = crate::admission::decision::Status {
+        kind: "Status",
+        api_version: "v1",
+        metadata: Default::default(),
+        status: "Failure",
+        message,
+        reason: "BadRequest".into(),
+        details: Default::default(),
+        code: 400,
+    };
+    let response = AdmissionResponse { allowed: false, status: Some(status), ..Default::default() };
+    (response, Vec::new(), webhooks, Default::default(), Vec::new())
 }
 
 /// `serde_json::from_value::<RequestInput>`. An object (what every request is) is read as the

@@ -133,8 +133,20 @@ fn fast_path_and_positions_path_agree_on_every_case() {
                 *pos_doc = by_positions.map(Document::Object);
             }
         }
+        // A diagnostic located in the object's text (a body that does not decode) points into
+        // the text it was given as: the JSON texts here, the YAML of the reference.
+        let unlocated = |mut r: Value| {
+            for d in r["diagnostics"].as_array_mut().into_iter().flatten() {
+                if d["source"]["kind"] == "input" {
+                    d["span"] = Value::Null;
+                    d["source"] = Value::Null;
+                }
+            }
+            r
+        };
+        let reference = unlocated(reference);
         for (path, candidate) in [("fast path", &fast), ("positions path", &positioned)] {
-            let result = serde_json::to_value(evaluate(candidate)).expect("serialise");
+            let result = unlocated(serde_json::to_value(evaluate(candidate)).expect("serialise"));
             assert_eq!(result, reference, "{name}: the {path} gives a different result");
         }
     }

@@ -1076,3 +1076,242 @@ fn unlisted_normalisation_is_the_same_object() {
         }
     }
 }
+
+/// The error the apiserver's decoder returns for `object` (minor 37), or `None`.
+fn decode_error(object: Value) -> Option<String> {
+    run(object, 37).1.decode_error.map(|e| e.message)
+}
+
+fn deployment(spec: Value) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": spec})
+}
+
+fn pod(spec: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
+}
+
+/// sigs.k8s.io/json decode.go: `UnmarshalTypeError` with the errorContext of the field
+/// (the innermost struct's name, the JSON field names from the root without list indices or map
+/// keys) and the value's Go type (`reflect.Type.String()`); ints carry the literal
+/// (`number 3.5`), other kinds do not.
+#[test]
+fn type_errors_read_as_the_go_decoder_writes_them() {
+    let cases = [
+        (
+            deployment(json!({"replicas": "3"})),
+            "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32",
+        ),
+        (
+            deployment(json!({"replicas": 3.5})),
+            "json: cannot unmarshal number 3.5 into Go struct field DeploymentSpec.spec.replicas of type int32",
+        ),
+        (
+            deployment(json!({"replicas": 3_000_000_000_i64})),
+            "json: cannot unmarshal number 3000000000 into Go struct field DeploymentSpec.spec.replicas of type int32",
+        ),
+        (
+            deployment(json!({"replicas": 1e20})),
+            "json: cannot unmarshal number 100000000000000000000 into Go struct field DeploymentSpec.spec.replicas of type int32",
+        ),
+        (
+            deployment(json!({"template": {"spec": {"containers": [
+                {"name": "c", "env": [{"name": "A", "value": true}]}]}}})),
+            "json: cannot unmarshal bool into Go struct field EnvVar.spec.template.spec.containers.env.value of type string",
+        ),
+        (
+            deployment(json!({"template": {"metadata": {"labels": {"app": 1}}}})),
+            "json: cannot unmarshal number into Go struct field ObjectMeta.spec.template.metadata.labels of type string",
+        ),
+        (
+            deployment(json!({"template": "x"})),
+            "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.template of type v1.PodTemplateSpec",
+        ),
+        (
+            pod(json!({"containers": {"name": "c"}})),
+            "json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type []v1.Container",
+        ),
+        (
+            pod(json!({"nodeSelector": ["a"]})),
+            "json: cannot unmarshal array into Go struct field PodSpec.spec.nodeSelector of type map[string]string",
+        ),
+        // int-or-string decodes a non-string into its int32 (encoding/json), and that error
+        // gets the field's context.
+        (
+            pod(json!({"containers": [{"name": "c", "livenessProbe": {"httpGet": {"port": true}}}]})),
+            "json: cannot unmarshal bool into Go struct field HTTPGetAction.spec.containers.livenessProbe.httpGet.port of type int32",
+        ),
+        // metav1.Time decodes a string first.
+        (
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "creationTimestamp": 5}}),
+            "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string",
+        ),
+        // []byte is base64 (encoding/base64's CorruptInputError, no field context).
+        (
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"k": "not base64!"}}),
+            "illegal base64 data at input byte 3",
+        ),
+    ];
+    for (object, want) in cases {
+        assert_eq!(decode_error(object.clone()).as_deref(), Some(want), "{object}");
+    }
+    // int64 fields take what int32 ones do not, a whole float as the integer kubectl sends.
+    assert_eq!(decode_error(pod(json!({"activeDeadlineSeconds": 1e16}))), None);
+    assert_eq!(
+        decode_error(pod(json!({"terminationGracePeriodSeconds": 3_000_000_000_i64}))),
+        None
+    );
+    assert_eq!(
+        decode_error(pod(json!({"terminationGracePeriodSeconds": "30"}))).as_deref(),
+        Some("json: cannot unmarshal string into Go struct field PodSpec.spec.terminationGracePeriodSeconds of type int64")
+    );
+    // A whole float is the integer kubectl sends; null is Go's zero value; both decode.
+    assert_eq!(decode_error(deployment(json!({"replicas": 3.0, "paused": null}))), None);
+}
+
+/// Values of the right JSON type that do not parse: the type's own `UnmarshalJSON` error,
+/// without field context (apimachinery resource.Quantity, metav1.Time → Go time.Parse).
+#[test]
+fn unmarshaler_errors_read_as_upstream_writes_them() {
+    let limits = |cpu: Value| {
+        pod(json!({"containers": [{"name": "c", "resources": {"limits": {"cpu": cpu}}}]}))
+    };
+    let format = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+    assert_eq!(decode_error(limits(json!("lots"))).as_deref(), Some(format));
+    assert_eq!(decode_error(limits(json!(true))).as_deref(), Some(format));
+    assert_eq!(
+        decode_error(limits(json!("10Mm"))).as_deref(),
+        Some("unable to parse quantity's suffix")
+    );
+    // UnmarshalJSON trims the text.
+    assert_eq!(decode_error(limits(json!(" 1 "))), None);
+    let created = |t: &str| {
+        decode_error(
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "creationTimestamp": t}}),
+        )
+    };
+    let layout = "\"2006-01-02T15:04:05Z07:00\"";
+    assert_eq!(created("2024-01-02T03:04:05Z"), None);
+    assert_eq!(
+        created("yesterday").unwrap(),
+        format!("parsing time \"yesterday\" as {layout}: cannot parse \"yesterday\" as \"2006\"")
+    );
+    assert_eq!(
+        created("2024-01-02 10:00:00").unwrap(),
+        format!(
+            "parsing time \"2024-01-02 10:00:00\" as {layout}: cannot parse \" 10:00:00\" as \"T\""
+        )
+    );
+    assert_eq!(
+        created("2024-01-02T10:00:00").unwrap(),
+        format!(
+            "parsing time \"2024-01-02T10:00:00\" as {layout}: cannot parse \"\" as \"Z07:00\""
+        )
+    );
+    assert_eq!(
+        created("2024-13-02T10:00:00Z").unwrap(),
+        "parsing time \"2024-13-02T10:00:00Z\": month out of range"
+    );
+    assert_eq!(
+        created("2023-02-29T10:00:00Z").unwrap(),
+        "parsing time \"2023-02-29T10:00:00Z\": day out of range"
+    );
+    assert_eq!(
+        created("2024-01-02T25:00:00Z").unwrap(),
+        "parsing time \"2024-01-02T25:00:00Z\": hour out of range"
+    );
+    assert_eq!(
+        created("2024-01-02T10:00:00Zjunk").unwrap(),
+        "parsing time \"2024-01-02T10:00:00Zjunk\": extra text: \"junk\""
+    );
+    // What Go's parse accepts beyond strict RFC 3339: a one-digit hour, a fraction.
+    assert_eq!(created("2024-01-02T3:04:05Z"), None);
+    assert_eq!(created("2024-01-02T03:04:05.5Z"), None);
+}
+
+/// Only one error is returned: an `UnmarshalJSON` error stops the decoder at once; type errors
+/// are saved and the first is returned. The order is the body's, which kubectl writes with its
+/// keys sorted (Go's encoding/json sorts map keys).
+#[test]
+fn the_decoder_returns_one_error() {
+    let first = |object| decode_error(object).unwrap();
+    // Two type errors: `minReadySeconds` sorts before `replicas`.
+    assert!(first(deployment(json!({"replicas": "3", "minReadySeconds": "1"})))
+        .contains("spec.minReadySeconds"));
+    // A type error before an invalid quantity: the quantity's error is returned.
+    let both = pod(json!({"activeDeadlineSeconds": "1",
+                          "containers": [{"name": "c", "resources": {"limits": {"cpu": "lots"}}}]}));
+    assert!(first(both).starts_with("quantities must match"));
+    // Two list items: the first by index.
+    let two = pod(json!({"containers": [{"name": "a", "image": 1}, {"name": "b", "image": 2}]}));
+    assert_eq!(run(two, 37).1.decode_error.unwrap().path[2], vap_eval::objects::Seg::Index(0));
+}
+
+/// Go's `time.Parse` errors for metav1.Time (`time.RFC3339`) and MicroTime
+/// (`2006-01-02T15:04:05.000000Z07:00`), checked against Go's own output (go1.19 agrees with
+/// the newer time/format.go `parse` on every case here).
+#[test]
+fn time_parse_errors_are_gos() {
+    use vap_eval::objects::gojson::go_time_error;
+    let layout = "\"2006-01-02T15:04:05Z07:00\"";
+    let cannot =
+        |v: &str, elem: &str, l: &str| format!("parsing time {v:?} as {l}: cannot parse {elem}");
+    let cases = [
+        ("2024-1-02T03:04:05Z", cannot("2024-1-02T03:04:05Z", "\"1-02T03:04:05Z\" as \"01\"", layout)),
+        ("2024-01-02T03:60:05Z", "parsing time \"2024-01-02T03:60:05Z\": minute out of range".into()),
+        ("2024-01-02T03:04:61Z", "parsing time \"2024-01-02T03:04:61Z\": second out of range".into()),
+        ("2024-01-32T03:04:05Z", "parsing time \"2024-01-32T03:04:05Z\": day out of range".into()),
+        ("2024-01-02T03:04:05+0100", cannot("2024-01-02T03:04:05+0100", "\"+0100\" as \"Z07:00\"", layout)),
+        ("2024-01-02T03:04:05+01:00x", "parsing time \"2024-01-02T03:04:05+01:00x\": extra text: \"x\"".into()),
+        ("é2024", format!("parsing time \"\\xc3\\xa92024\" as {layout}: cannot parse \"\\xc3\\xa92024\" as \"2006\"")),
+    ];
+    for (value, want) in cases {
+        assert_eq!(go_time_error(value, false).as_deref(), Some(want.as_str()), "{value}");
+    }
+    // The offset's range checks and the `hold` element came after go1.19 (time/format.go today).
+    let newer = [
+        (
+            "2024-01-02T03:04:05+25:00",
+            "parsing time \"2024-01-02T03:04:05+25:00\": time zone offset hour out of range"
+                .to_string(),
+        ),
+        (
+            "2024-01-02T03:04:05+01:61",
+            "parsing time \"2024-01-02T03:04:05+01:61\": time zone offset minute out of range"
+                .into(),
+        ),
+        (
+            "2024-01-02T03:04:05+2x:00",
+            cannot("2024-01-02T03:04:05+2x:00", "\"+2x:00\" as \"Z07:00\"", layout),
+        ),
+        (
+            "24-01-02T03:04:05Z",
+            cannot("24-01-02T03:04:05Z", "\"24-01-02T03:04:05Z\" as \"2006\"", layout),
+        ),
+    ];
+    for (value, want) in newer {
+        assert_eq!(go_time_error(value, false).as_deref(), Some(want.as_str()), "{value}");
+    }
+    for ok in ["2024-01-02T03:04:05,5Z", "2024-01-02T03:04:05+24:00", "2024-02-29T00:00:00Z"] {
+        assert_eq!(go_time_error(ok, false), None, "{ok}");
+    }
+    let micro = "\"2006-01-02T15:04:05.000000Z07:00\"";
+    let cases = [
+        ("2024-01-02T03:04:05Z", cannot("2024-01-02T03:04:05Z", "\"Z\" as \".000000\"", micro)),
+        (
+            "2024-01-02T03:04:05.123Z",
+            cannot("2024-01-02T03:04:05.123Z", "\".123Z\" as \".000000\"", micro),
+        ),
+        (
+            "2024-01-02T03:04:05.1234567Z",
+            cannot("2024-01-02T03:04:05.1234567Z", "\"7Z\" as \"Z07:00\"", micro),
+        ),
+        (
+            "2024-01-02T03:04:05.-12345Z",
+            "parsing time \"2024-01-02T03:04:05.-12345Z\": fractional second out of range".into(),
+        ),
+    ];
+    for (value, want) in cases {
+        assert_eq!(go_time_error(value, true).as_deref(), Some(want.as_str()), "{value}");
+    }
+    assert_eq!(go_time_error("2024-01-02T03:04:05.000000Z", true), None);
+}

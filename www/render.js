@@ -397,7 +397,11 @@ export function renderTypeChecking(name, tc, diagnostics = []) {
 export function renderPolicies(policies, typeChecks = null, diagnostics = []) {
   const list = Array.isArray(policies) ? policies : [];
   const checks = Array.isArray(typeChecks) ? typeChecks : [];
-  if (list.length === 0) return h('p', { className: 'muted' }, 'No ValidatingAdmissionPolicy in the manifests.');
+  if (list.length === 0) {
+    // The chain stopped before the policies (the decoder's 400, a mutating webhook's rejection).
+    const stopped = (Array.isArray(diagnostics) ? diagnostics : []).find((d) => d?.code === 'admission-chain-stopped');
+    return h('p', { className: 'muted' }, stopped ? `Not evaluated: ${stopped.message ?? ''}` : 'No ValidatingAdmissionPolicy in the manifests.');
+  }
   return h(
     'div',
     { className: 'policies' },

@@ -14,22 +14,22 @@ pub fn unknown_field(object: &str, field: &str) -> Diagnostic {
     .with_field(field.to_string())
 }
 
-/// A value whose JSON type does not fit the Go type: the apiserver would reject the object
-/// (400 Bad Request); the value is evaluated as given.
-pub fn wrong_type(object: &str, field: &str, json_type: &str, go_type: &str) -> Diagnostic {
+/// A value the Go decoder rejects (`message`: its error): `object-wrong-type` when the JSON
+/// type does not fit the Go type, `object-invalid-value` when it does but does not parse (a
+/// quantity, a time, base64). In a stored object (`oldObject`, params, namespace objects) the
+/// value is evaluated as given; a request body is rejected (`rejected`).
+pub fn not_decoded(code: &'static str, object: &str, field: &str, message: &str) -> Diagnostic {
     Diagnostic::warning(
-        "object-wrong-type",
-        format!("{object}: {field}: cannot decode a JSON {json_type} into a Go {go_type}: the apiserver would reject this object; evaluated as given"),
+        code,
+        format!("{object}: {field}: {message}: the apiserver would reject this object; evaluated as given"),
     )
     .with_field(field.to_string())
 }
 
-/// A value of the right JSON type that does not parse (a quantity, a time): the apiserver would
-/// reject the object; the value is evaluated as given.
-pub fn bad_value(object: &str, field: &str, message: &str) -> Diagnostic {
-    Diagnostic::warning(
-        "object-invalid-value",
-        format!("{object}: {field}: {message}: the apiserver would reject this object; evaluated as given"),
-    )
-    .with_field(field.to_string())
+/// The request's object does not decode: kube-apiserver answers 400 BadRequest before admission
+/// (the diagnostic of the field it names, now an error).
+pub fn rejected(d: &mut Diagnostic, message: &str) {
+    d.severity = crate::diagnostic::Severity::Error;
+    d.message = format!("{message} (400 BadRequest: the request never reaches admission)");
+    d.help = "the request body is decoded before admission".into();
 }

@@ -4,7 +4,8 @@
 //! 1. **decode** (apimachinery's JSON decoder into the Go struct): fields the type does not have
 //!    are dropped; `null` is Go nil / the zero value; integers into integer fields (a YAML
 //!    `3.0` becomes `3`), floats into float fields, quantities parsed, times parsed. A value that
-//!    does not fit is a diagnostic (the apiserver would reject the object) and stays as given.
+//!    does not fit is a [`DecodeError`] with sigs.k8s.io/json's text (the apiserver rejects the
+//!    body, docs/objects.md §1a) and a diagnostic, and stays as given.
 //! 2. **default**: at each struct, top-down as `zz_generated.defaults.go` calls them, the
 //!    type's ported `SetDefaults_*` ([`super::defaults`]), then its fields' `+default` markers.
 //! 3. **encode** (`runtime.DefaultUnstructuredConverter.ToUnstructured`, json tags):
@@ -23,7 +24,7 @@ use std::rc::Rc;
 use serde_json::{Map, Value as Json};
 
 use super::model::{Field, Model};
-use super::{diagnostics, ChangeReason, Event, Seg};
+use super::{diagnostics, ChangeReason, DecodeError, Event, Seg};
 use crate::diagnostic::Diagnostic;
 use crate::environment::KubeVersion;
 use crate::library::quantity::Quantity;
@@ -50,6 +51,10 @@ pub struct Walk<'m> {
     /// [`Event::absent`] change there had `null` as its value as given.
     pub nulls: Vec<Vec<Seg>>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The error the decoder returns ([`super::Normalized::decode_error`]).
+    pub error: Option<DecodeError>,
+    /// The struct type whose field is being decoded (Go's `errorContext.Struct`).
+    owner: &'static str,
 }
 
 /// A struct type prepared for the walk: what every visit of one of its values would otherwise
@@ -125,10 +130,13 @@ fn lead(shape: &str) -> u8 {
 fn settled(shape: &str, v: &Json) -> bool {
     let shape = shape.strip_prefix('*').unwrap_or(shape);
     match (lead(shape), v) {
-        (b's' | b'y' | b'd' | b'x', Json::String(_)) | (b'b', Json::Bool(_)) | (b'r', _) => {
+        (b's' | b'd' | b'x', Json::String(_)) | (b'b', Json::Bool(_)) | (b'r', _) => {
             shape.len() == 1
         }
-        (b'i' | b'x', Json::Number(n)) => shape.len() == 1 && n.is_i64(),
+        (b'i' | b'x', Json::Number(n)) => {
+            shape.len() == 1 && n.as_i64().is_some_and(|i| i32::try_from(i).is_ok())
+        }
+        (b'l', Json::Number(n)) => shape.len() == 1 && n.is_i64(),
         _ => false,
     }
 }
@@ -224,7 +232,7 @@ fn zero(shape: &str) -> Json {
     match shape.as_bytes().first() {
         Some(b's' | b'd') if shape == "d" => Json::from("0s"),
         Some(b's') => Json::from(""),
-        Some(b'i' | b'x') => Json::from(0),
+        Some(b'i' | b'l' | b'x') => Json::from(0),
         Some(b'f') => serde_json::Number::from_f64(0.0).map_or(Json::Null, Json::Number),
         Some(b'b') => Json::Bool(false),
         Some(b'q') => Json::from("0"),
@@ -237,7 +245,7 @@ fn zero(shape: &str) -> Json {
 fn is_empty(v: &Json, shape: &str) -> bool {
     match shape.as_bytes().first() {
         Some(b's' | b'y') => v.as_str() == Some(""),
-        Some(b'i') => v.as_i64() == Some(0),
+        Some(b'i' | b'l') => v.as_i64() == Some(0),
         Some(b'f') => v.as_f64() == Some(0.0),
         Some(b'b') => v == &Json::Bool(false),
         Some(b'[') => v.as_array().is_some_and(Vec::is_empty),
@@ -256,6 +264,222 @@ fn json_type(v: &Json) -> &'static str {
         Json::Array(_) => "array",
         Json::Object(_) => "object",
     }
+}
+
+/// A number as kubectl writes it in the body (Go `encoding/json`: a float64 without a
+/// fraction when it has none, exponent form below 1e-6 and from 1e21, `e+21`).
+fn go_number(v: &Json) -> String {
+    match v.as_f64() {
+        Some(f) if !v.is_i64() && !v.is_u64() => {
+            if f == 0.0 || (1e-6..1e21).contains(&f.abs()) {
+                format!("{f}")
+            } else {
+                let e = format!("{f:e}");
+                match e.split_once("e") {
+                    Some((m, x)) if !x.starts_with('-') => format!("{m}e+{x}"),
+                    _ => e,
+                }
+            }
+        }
+        _ => v.to_string(),
+    }
+}
+
+/// The Go type of a shape as `reflect.Type.String()` writes it (`int32`, `[]v1.Container`,
+/// `v1.DeploymentSpec`). The shape does not keep a named string or map type's name
+/// (`v1.PullPolicy`, `v1.ResourceList`): those are written as their underlying type.
+fn go_type(shape: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in shape.bytes().enumerate() {
+        out.push_str(match c {
+            b'*' => "*",
+            b'[' => "[]",
+            b'{' => "map[string]",
+            b'@' => {
+                // `apps.v1.DeploymentSpec`: the package's name and the type's.
+                let q = &shape[i + 1..];
+                let cut = q.rfind('.').and_then(|n| q[..n].rfind('.')).map_or(0, |n| n + 1);
+                out.push_str(&q[cut..]);
+                return out;
+            }
+            b'i' => "int32",
+            b'l' => "int64",
+            b'f' => "float64",
+            b'b' => "bool",
+            b'y' => "[]uint8",
+            b'q' => "resource.Quantity",
+            b'x' => "intstr.IntOrString",
+            b't' => "v1.Time",
+            b'u' => "v1.MicroTime",
+            b'd' => "v1.Duration",
+            b'r' => "runtime.RawExtension",
+            _ => "string",
+        });
+        if !matches!(c, b'*' | b'[' | b'{') {
+            break;
+        }
+    }
+    out
+}
+
+/// Go's `time.Parse(layout, s)` error for metav1.Time (`time.RFC3339`) or MicroTime
+/// (`RFC3339Micro`): `None` when it parses. Go's `parse` walks the layout's chunks; this is that
+/// walk for these two layouts, with its messages (time/format.go `parse`, `ParseError.Error`).
+#[cold]
+#[inline(never)]
+pub fn go_time_error(s: &str, micro: bool) -> Option<String> {
+    let layout =
+        if micro { "2006-01-02T15:04:05.000000Z07:00" } else { "2006-01-02T15:04:05Z07:00" };
+    let b = s.as_bytes();
+    let digit = |i: usize| b.get(i).filter(|c| c.is_ascii_digit()).map(|c| u32::from(c - b'0'));
+    // The layout's chunks: a prefix, a kind (Y year, M month, D day, h hour,
+    // m minute, s second, f fraction, z zone), the chunk's text.
+    let chunks: &[(&str, u8, &str)] = &[
+        ("", b'Y', "2006"),
+        ("-", b'M', "01"),
+        ("-", b'D', "02"),
+        ("T", b'h', "15"),
+        (":", b'm', "04"),
+        (":", b's', "05"),
+        ("", b'f', ".000000"),
+        ("", b'z', "Z07:00"),
+    ];
+    let (mut i, mut year, mut month, mut day) = (0, 0, 0, 0);
+    // Where it failed: the value from there and the layout element, or what is out of range.
+    let mut failed: Option<(usize, &str)> = None;
+    let mut range = "";
+    for &(prefix, kind, std) in chunks {
+        if kind == b'f' && !micro {
+            continue;
+        }
+        if let Some(p) = prefix.as_bytes().first() {
+            if b.get(i) != Some(p) {
+                failed = Some((i, prefix));
+                break;
+            }
+            i += 1;
+        }
+        let hold = i;
+        let ok = match kind {
+            b'Y' => {
+                let mut ok = true;
+                for _ in 0..4 {
+                    match digit(i) {
+                        Some(d) => year = year * 10 + d,
+                        None => ok = false,
+                    }
+                    i += 1;
+                }
+                ok
+            }
+            b'f' => {
+                // parseNanoseconds: `.` or `,`, then atoi of six bytes (a sign allowed).
+                let sep = matches!(b.get(i), Some(b'.' | b','));
+                let sign = matches!(b.get(i + 1), Some(b'-' | b'+')) as usize;
+                let ok =
+                    sep && b.len() >= i + 7 && (i + 1 + sign..i + 7).all(|k| digit(k).is_some());
+                if ok && b.get(i + 1) == Some(&b'-') && (i + 2..i + 7).any(|k| digit(k) != Some(0))
+                {
+                    range = "fractional second";
+                }
+                i += 7;
+                ok
+            }
+            b'z' if b.get(i) == Some(&b'Z') => {
+                i += 1;
+                true
+            }
+            b'z' => {
+                let two = |k: usize| Some(digit(k)? * 10 + digit(k + 1)?);
+                let ok = b.len() >= i + 6 && b.get(i + 3) == Some(&b':');
+                let (h, m) =
+                    if ok { (two(i + 1), two(i + 1).and(two(i + 4))) } else { (None, None) };
+                if m.unwrap_or(0) > 60 {
+                    range = "time zone offset minute";
+                } else if h.unwrap_or(0) > 24 {
+                    range = "time zone offset hour";
+                }
+                let signed = matches!(b.get(i), Some(b'+' | b'-'));
+                i += 6;
+                ok && m.is_some() && signed
+            }
+            _ => match (digit(i), digit(i + 1)) {
+                // getnum: two digits, or one where the layout is not zero-padded (the hour).
+                (Some(d), next) if next.is_some() || kind == b'h' => {
+                    let n = next.map_or(d, |e| d * 10 + e);
+                    i += 1 + usize::from(next.is_some());
+                    match kind {
+                        b'M' => month = n,
+                        b'D' => day = n,
+                        _ => {}
+                    }
+                    range = match kind {
+                        b'M' if n == 0 || n > 12 => "month",
+                        b'h' if n >= 24 => "hour",
+                        b'm' if n >= 60 => "minute",
+                        b's' if n >= 60 => "second",
+                        _ => "",
+                    };
+                    // A fraction the layout does not have is read after the seconds.
+                    if kind == b's'
+                        && !micro
+                        && range.is_empty()
+                        && matches!(b.get(i), Some(b'.' | b','))
+                        && digit(i + 1).is_some()
+                    {
+                        i += 2;
+                        while digit(i).is_some() {
+                            i += 1;
+                        }
+                    }
+                    true
+                }
+                _ => false,
+            },
+        };
+        if !range.is_empty() {
+            break;
+        }
+        if !ok {
+            failed = Some((hold, std));
+            break;
+        }
+    }
+    let days = match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    let rest = |k: usize| go_quote(b.get(k..).unwrap_or_default());
+    let what = match failed {
+        Some((at, elem)) => format!(" as \"{layout}\": cannot parse {} as \"{elem}\"", rest(at)),
+        None if !range.is_empty() => format!(": {range} out of range"),
+        None if i < b.len() => format!(": extra text: {}", rest(i)),
+        None if day < 1 || day > days => ": day out of range".to_string(),
+        None => return None,
+    };
+    Some(format!("parsing time {}{what}", go_quote(b)))
+}
+
+/// time's `quote`: double quotes, bytes outside printable ASCII as `\xNN`.
+fn go_quote(b: &[u8]) -> String {
+    let mut out = String::from('"');
+    for &c in b {
+        if c == b'"' || c == b'\\' {
+            out.push('\\');
+        }
+        if (0x20..0x80).contains(&c) {
+            out.push(c as char);
+        } else {
+            out.push_str("\\x");
+            for n in [c >> 4, c & 15] {
+                out.push(char::from_digit(u32::from(n), 16).unwrap_or('0'));
+            }
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// metav1.Time: RFC 3339 in UTC, whole seconds; MicroTime: six fraction digits.
@@ -283,6 +507,8 @@ impl<'m> Walk<'m> {
             record: true,
             nulls: Vec::new(),
             diagnostics: Vec::new(),
+            error: None,
+            owner: "",
         }
     }
 
@@ -296,12 +522,6 @@ impl<'m> Walk<'m> {
                 Step::Index(i) => (Seg::Index(*i), false),
             })
             .unzip()
-    }
-
-    /// The current path, rendered.
-    fn rendered(&self) -> String {
-        let (p, m) = self.segs();
-        super::render_path(&p, &m)
     }
 
     /// Record a change at the current path plus `key` (`None`: the current path).
@@ -461,15 +681,33 @@ impl<'m> Walk<'m> {
                 }
             }
             (b'@', Json::Object(m)) => self.decode_struct(m, ty),
-            (b's' | b'y' | b'd', Json::String(_)) | (b'b', Json::Bool(_)) | (b'r', _) => {}
-            (b'i' | b'x', Json::Number(n)) => {
-                if n.as_i64().is_none() {
-                    match n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.007e15) {
-                        Some(f) => {
-                            *v = Json::from(f as i64);
-                            self.event(None, ChangeReason::Canonical);
-                        }
-                        None => self.mismatch(v, shape),
+            (b's' | b'd', Json::String(_)) | (b'b', Json::Bool(_)) | (b'r', _) => {}
+            // []byte: base64 (Go saves the error and goes on; no field context).
+            (b'y', Json::String(s)) => {
+                if let Some(at) = crate::webhook::types::base64_error(s) {
+                    let msg = format!("illegal base64 data at input byte {at}");
+                    self.fail(false, false, msg);
+                }
+            }
+            (b'i' | b'l' | b'x', Json::Number(n)) => {
+                // The integer kubectl sends (a whole float64 is written without a fraction, all
+                // its digits: `1e16` is 10000000000000000).
+                let whole = n.as_i64().or_else(|| {
+                    n.as_f64()
+                        .filter(|f| f.fract() == 0.0 && f.abs() < i64::MAX as f64)
+                        .map(|f| f as i64)
+                });
+                match whole.filter(|i| c == b'l' || i32::try_from(*i).is_ok()) {
+                    Some(i) if !n.is_i64() => {
+                        *v = Json::from(i);
+                        self.event(None, ChangeReason::Canonical);
+                    }
+                    Some(_) => {}
+                    // IntOrString's UnmarshalJSON decodes into its int32: its error stops the
+                    // decoder.
+                    None => {
+                        let shape = if c == b'x' { "i" } else { shape };
+                        self.type_error(c == b'x', &format!("number {}", go_number(v)), shape)
                     }
                 }
             }
@@ -482,10 +720,11 @@ impl<'m> Walk<'m> {
                     }
                 }
             }
-            (b'q', Json::String(_) | Json::Number(_)) => {
+            // resource.Quantity's UnmarshalJSON: any JSON, quotes stripped, trimmed, parsed.
+            (b'q', _) => {
                 let text = match &*v {
-                    Json::String(s) => s.clone(),
-                    other => other.to_string(),
+                    Json::String(s) => s.trim().to_string(),
+                    other => go_number(other),
                 };
                 match Quantity::parse(&text) {
                     Ok(q) => {
@@ -495,10 +734,7 @@ impl<'m> Walk<'m> {
                             self.event(None, ChangeReason::Canonical);
                         }
                     }
-                    Err(e) => {
-                        let field = self.rendered();
-                        self.diagnostics.push(diagnostics::bad_value(&self.label, &field, &e));
-                    }
+                    Err(e) => self.fail(true, true, e),
                 }
             }
             (b't' | b'u', Json::String(s)) => match canonical_time(s, c == b'u') {
@@ -508,35 +744,73 @@ impl<'m> Walk<'m> {
                         self.event(None, ChangeReason::Canonical);
                     }
                 }
+                // time.Parse's error; a value it accepts (a one-digit hour) stays as given.
                 None => {
-                    let field = self.rendered();
-                    let msg = format!("parsing time {}: not RFC 3339", Json::from(s.as_str()));
-                    self.diagnostics.push(diagnostics::bad_value(&self.label, &field, &msg));
+                    if let Some(e) = go_time_error(s, c == b'u') {
+                        self.fail(true, true, e);
+                    }
                 }
             },
-            _ => self.mismatch(v, shape),
+            // Time, MicroTime and Duration decode a string first: anything else is that
+            // decode's error, which stops the decoder.
+            (b't' | b'u' | b'd', _) => self.type_error(true, json_type(v), "s"),
+            (b'x', _) => self.type_error(true, json_type(v), "i"),
+            _ => self.type_error(false, json_type(v), shape),
         }
     }
 
-    fn mismatch(&mut self, v: &Json, shape: &str) {
-        let go = match shape.trim_start_matches('*').as_bytes().first() {
-            Some(b's') => "string",
-            Some(b'i') => "integer",
-            Some(b'f') => "float",
-            Some(b'b') => "bool",
-            Some(b'[' | b'y') => "array",
-            Some(b'{' | b'@') => "object",
-            Some(b't' | b'u') => "time (RFC 3339 string)",
-            Some(b'q') => "quantity (string or number)",
-            Some(b'x') => "integer or string",
-            _ => "value",
+    /// sigs.k8s.io/json's `UnmarshalTypeError` for `value` (`string`, `number 3.5`) into the Go
+    /// type of `shape`, with its context: the struct whose field this is and the JSON field
+    /// path from the root (map keys and list indices are not in it).
+    #[cold]
+    #[inline(never)]
+    fn type_error(&mut self, fatal: bool, value: &str, shape: &str) {
+        let mut fields = String::new();
+        for s in &self.path {
+            if let Step::Field(f) = s {
+                if !fields.is_empty() {
+                    fields.push('.');
+                }
+                fields.push_str(f);
+            }
+        }
+        // Every value the walk decodes is in a struct's field (the object is a struct).
+        let ty = go_type(shape.trim_start_matches('*'));
+        let owner = self.owner.rsplit('.').next().unwrap_or_default();
+        let msg = format!(
+            "json: cannot unmarshal {value} into Go struct field {owner}.{fields} of type {ty}"
+        );
+        self.fail(fatal, false, msg);
+    }
+
+    /// Record a value the decoder rejects at the current path: `fatal` when it stops the
+    /// decoder (a type's own UnmarshalJSON failed), `invalid` for a value of the right JSON type
+    /// that does not parse.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, fatal: bool, invalid: bool, message: String) {
+        let (path, map_keys) = self.segs();
+        let field = super::render_path(&path, &map_keys);
+        let code = if invalid { "object-invalid-value" } else { "object-wrong-type" };
+        let d = diagnostics::not_decoded(code, &self.label, &field, &message);
+        let diagnostic = self.diagnostics.len();
+        self.diagnostics.push(d);
+        // The walk goes in field declaration order; the decoder in the body's, whose keys
+        // kubectl sorts: an UnmarshalJSON error stops it at once, otherwise the first saved
+        // error is returned.
+        let first = match &self.error {
+            Some(e) if fatal != e.fatal => fatal,
+            Some(e) => path < e.path,
+            None => true,
         };
-        let field = self.rendered();
-        self.diagnostics.push(diagnostics::wrong_type(&self.label, &field, json_type(v), go));
+        if first {
+            self.error = Some(DecodeError { path, map_keys, fatal, message, diagnostic });
+        }
     }
 
     fn decode_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
         let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
+        let outer = std::mem::replace(&mut self.owner, plan.ty);
         let fields = self.fields_of(&plan);
         // One lookup per key: which fields are present, which keys are unknown.
         let mut present = 0u128;
@@ -575,6 +849,7 @@ impl<'m> Walk<'m> {
             self.decode(v, f.shape, plan.child.get(i).copied().flatten());
             self.leave();
         }
+        self.owner = outer;
     }
 
     // ----- 2. default ------------------------------------------------------------------------
@@ -746,7 +1021,7 @@ impl<'m> Walk<'m> {
                     }
                 }
                 // A zero scalar: absent with omitempty, else written.
-                (b's' | b'i' | b'f' | b'b', false) => {
+                (b's' | b'i' | b'l' | b'f' | b'b', false) => {
                     if !f.omitempty {
                         m.insert(f.name.to_string(), zero(f.shape));
                         self.event_absent(f.name, ChangeReason::ZeroValue);

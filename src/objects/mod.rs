@@ -79,8 +79,9 @@ pub struct ObjectChange {
     pub reason: ChangeReason,
 }
 
-/// A step of a field path.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A step of a field path. Ordered as kubectl writes an object (Go's `encoding/json` sorts map
+/// keys): keys by their bytes, list items by index.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Seg {
     Key(String),
     Index(usize),
@@ -194,6 +195,21 @@ fn changes(
     out
 }
 
+/// A value the apiserver's decoder rejects (docs/objects.md §1a).
+#[derive(Clone, Debug)]
+pub struct DecodeError {
+    pub path: Vec<Seg>,
+    /// Which steps of `path` are map keys.
+    pub map_keys: Vec<bool>,
+    /// The error of a type's own `UnmarshalJSON` (quantity, time, int-or-string): the decoder
+    /// returns it at once. Other errors are saved and decoding goes on; the first is returned.
+    pub fatal: bool,
+    /// The decoder's error text.
+    pub message: String,
+    /// Its diagnostic's index in [`Normalized::diagnostics`].
+    pub diagnostic: usize,
+}
+
 /// The outcome of normalising one object.
 #[derive(Clone, Debug, Default)]
 pub struct Normalized {
@@ -205,6 +221,10 @@ pub struct Normalized {
     pub diagnostics: Vec<Diagnostic>,
     /// The kind was modelled (a built-in kind of the generated data, or a supplied CRD's).
     pub modelled: bool,
+    /// The error the apiserver's decoder returns for this object, if any: the first value
+    /// whose type's `UnmarshalJSON` fails, else the first that does not fit, in the order of
+    /// the body kubectl sends (keys sorted).
+    pub decode_error: Option<DecodeError>,
 }
 
 /// Normalise `value` (an object with `apiVersion` and `kind`) in place, as the apiserver would
@@ -262,6 +282,7 @@ fn normalize_with(
     let (group, ver) = api_version.split_once('/').unwrap_or(("", &api_version));
     let original = if matches!(given, Some(Given::Copy)) { value.clone() } else { Json::Null };
     let model = model::model(version);
+    let mut decode_error = None;
     let (events, nulls, diagnostics) = if let Some(root) = model.kind(group, ver, &kind) {
         let mut w = gojson::Walk::new(&model, version, label);
         #[cfg(not(target_arch = "wasm32"))]
@@ -269,6 +290,7 @@ fn normalize_with(
             w.record = given.is_some();
         }
         w.object(value, root);
+        decode_error = w.error;
         (w.events, w.nulls, w.diagnostics)
     } else if let Some(schema) = crd::schema_for(crds, group, ver, &kind) {
         let mut w = crd::Walk::new(label);
@@ -288,5 +310,5 @@ fn normalize_with(
         }
         None => Vec::new(),
     };
-    Normalized { changes, diagnostics, modelled: true }
+    Normalized { changes, diagnostics, modelled: true, decode_error }
 }

@@ -4,7 +4,7 @@
 //! use of a version and kept for the life of the instance.
 //!
 //! A field's shape is a short code (the generator's doc has the grammar): `s` string, `i`
-//! integer, `f` float, `b` bool, `y` `[]byte`, `q` Quantity, `x` IntOrString, `t` metav1.Time,
+//! int32, `l` int64, `f` float, `b` bool, `y` `[]byte`, `q` Quantity, `x` IntOrString, `t` metav1.Time,
 //! `u` MicroTime, `d` metav1.Duration, `r` any JSON, `@T` a struct; prefixes `*` pointer,
 //! `[` slice, `{` map with string keys.
 //!

@@ -681,6 +681,20 @@ test('kubectlLines: what kubectl prints for Forbidden, Invalid (from its cause) 
   assert.ok(text.includes('kubectl says') && text.includes('The deployments "d" is invalid: : m'));
 });
 
+test('render: a body that does not decode (400): kubectl\'s line, and why no policy was evaluated', () => {
+  const message = 'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32';
+  const result = {
+    response: { allowed: false, warnings: [], auditAnnotations: {}, status: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 400, reason: 'BadRequest', message } },
+    policies: [],
+    webhooks: [],
+    diagnostics: [{ severity: 'info', code: 'admission-chain-stopped', field: '', message: "The apiserver's decoder rejected the request: mutating admission, the registry, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook and Kyverno did not run", rendered: '' }],
+  };
+  assert.deepEqual(kubectlLines(result), [`Error from server (BadRequest): ${message}`]);
+  const text = textOf(renderResult(result).tree);
+  assert.ok(text.includes("Not evaluated: The apiserver's decoder rejected the request"), text);
+  assert.ok(!text.includes('No ValidatingAdmissionPolicy in the manifests'));
+});
+
 test('render: Kyverno results show each rule, its result and action; user text stays text', () => {
   const kyverno = {
     policies: [

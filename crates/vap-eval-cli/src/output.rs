@@ -244,6 +244,13 @@ pub fn eval_text(
         }
     }
     out.push_str(&format!("\n{}\n", paint.bold("Trace:")));
+    // No policy ran because the chain stopped before them (the decoder's 400, a mutating
+    // webhook's rejection): say so.
+    if r.policies.is_empty() {
+        if let Some(d) = r.diagnostics.iter().find(|d| d.code == "admission-chain-stopped") {
+            out.push_str(&format!("  {}\n", paint.dim(&d.message)));
+        }
+    }
     for p in &r.policies {
         let mark = if p.matched { paint.green("matched") } else { paint.dim("not matched") };
         out.push_str(&format!("  ValidatingAdmissionPolicy {} — {mark}: {}\n", p.name, p.reason));
