@@ -121,7 +121,9 @@ pub fn parse(source: &str, options: ParseOptions) -> Result<Ast, Vec<ParseError>
 /// `errors` stably sorted by offset (`None` first), as `sort_by_key(|e| e.offset)` would: each
 /// error goes after the ones with an offset not greater than its own. The lists are short and
 /// nearly in order (each error is reported as the parser reaches it), and the standard
-/// library's stable sort instantiated for `ParseError` was ≈ 4.4 KB of wasm.
+/// library's stable sort instantiated for `ParseError` was ≈ 4.4 KB of wasm. Out of line: a
+/// page's first `evaluate()` compiles `parse` whole, errors or not.
+#[inline(never)]
 fn sort_by_offset(errors: Vec<ParseError>) -> Vec<ParseError> {
     let mut sorted: Vec<ParseError> = Vec::with_capacity(errors.len());
     for e in errors {
