@@ -521,7 +521,7 @@ fn constant_conversions_fold() {
 }
 
 /// `OptOptimize` also makes `x in [constant list]` a set lookup (cel-go
-/// `interpreter/decorators.go` `maybeOptimizeSetMembership` and `interpreter.go`
+/// `interpreter/decorators.go` `maybeOptimizeSetMembership` and `interpreter/interpretable.go`
 /// `evalSetMembership`, the same from v0.17.8 to v0.27.0): the lookup is no call, so it costs
 /// nothing; an empty constant list is `false` without evaluating the left side; the set holds each
 /// number also under its other numeric types (a double only where lossless), and a value is found
