@@ -519,3 +519,49 @@ fn constant_conversions_fold() {
     assert_eq!(eval("string(object.metadata.name)"), ("\"web\"".into(), attribute + 1));
     assert_eq!(eval("[1, 2].map(x, string(x))").0, "[\"1\", \"2\"]");
 }
+
+/// `OptOptimize` also makes `x in [constant list]` a set lookup (cel-go
+/// `interpreter/decorators.go` `maybeOptimizeSetMembership` and `interpreter/interpretable.go`
+/// `evalSetMembership`, the same from v0.17.8 to v0.27.0): the lookup is no call, so it costs
+/// nothing; an empty constant list is `false` without evaluating the left side; the set holds each
+/// number also under its other numeric types (a double only where lossless), and a value is found
+/// by type and value, so an int is not found against a double it only rounds to.
+#[test]
+fn constant_set_membership() {
+    let (_, attribute) = eval("object.metadata.name");
+    assert_eq!(eval("object.metadata.name in ['a', 'web']"), ("true".into(), attribute));
+    assert_eq!(eval("object.metadata.name in ['a', 'b']"), ("false".into(), attribute));
+    assert_eq!(eval("'b' in ['a', 'b', 'c']"), ("true".into(), 0));
+    assert_eq!(eval("true in [false]"), ("false".into(), 0));
+    // The left side is not evaluated: no error, no cost.
+    assert_eq!(eval("object.metadata.missing in []"), ("false".into(), 0));
+    // A list empty only at evaluation is a call: its left side's error.
+    assert_eq!(
+        eval("object.metadata.missing in [[1]].filter(x, false)").0,
+        "error: no such key: missing"
+    );
+    // An error on the left is the lookup's, at the left side's cost.
+    let (missing, missing_cost) = eval("object.metadata.missing");
+    assert_eq!(eval("object.metadata.missing in ['a']"), (missing, missing_cost));
+    // Numbers: each element under every numeric type it converts to.
+    assert_eq!(eval("dyn(1u) in [1, 2]"), ("true".into(), 0));
+    assert_eq!(eval("dyn(1) in [1u, 2u]").0, "true");
+    assert_eq!(eval("dyn(-1) in [18446744073709551615u]").0, "false");
+    assert_eq!(eval("dyn(2.0) in [1, 2]").0, "true");
+    assert_eq!(eval("dyn(1.5) in [1, 2]").0, "false");
+    assert_eq!(eval("dyn(2) in [1.0, 2.0]").0, "true");
+    assert_eq!(eval("dyn(2u) in [1.5, 2.0]").0, "true");
+    assert_eq!(eval("dyn(-0.0) in [0]").0, "true");
+    assert_eq!(eval("dyn(0) in [-0.0]").0, "true");
+    assert_eq!(eval("double('NaN') in [double('NaN')]").0, "false");
+    assert_eq!(eval("dyn(9007199254740992.0) in [9007199254740993]").0, "true");
+    // CEL's `==` compares an int with a double as doubles; the set does not.
+    assert_eq!(eval("dyn(9007199254740993) == 9007199254740992.0").0, "true");
+    assert_eq!(eval("dyn(9007199254740993) in [9007199254740992.0]").0, "false");
+    assert_eq!(eval("dyn(9223372036854775807) in [9223372036854775807.0]").0, "false");
+    assert_eq!(eval("dyn('a') in [1, 2]").0, "false");
+    // Not constant, or not primitives (bytes are not): a call, costing the list's size.
+    assert_eq!(eval("[1] in [[1], [2]]"), ("true".into(), 2));
+    assert_eq!(eval("b'a' in [b'b', b'a']"), ("true".into(), 2));
+    assert_eq!(eval("'web' in [object.metadata.name]"), ("true".into(), attribute + 10 + 1));
+}

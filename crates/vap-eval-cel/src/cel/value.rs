@@ -265,7 +265,7 @@ pub fn double_to_u64_lossless(d: f64) -> Option<u64> {
 
 /// A value of a type registered by a library (Kubernetes `Quantity`, `IP`, `CIDR`, `URL`,
 /// `Semver`, `NamedFormat`, authorizer objects). Implementations live with their library.
-pub trait OpaqueValue: fmt::Debug {
+pub trait OpaqueValue {
     /// The CEL type name, e.g. `kubernetes.Quantity`, `net.IP`.
     fn type_name(&self) -> &str;
     /// CEL `==` against another opaque value (only called when both type names are equal).

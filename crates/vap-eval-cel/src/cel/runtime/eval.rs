@@ -184,6 +184,10 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
                 Ok(Value::Map(Map::Owned(rc)))
             }
             Node::Error(msg, loc) => Err(err(msg.to_string(), *loc)),
+            Node::InSet(x, set) => {
+                let v = self.eval(x)?;
+                Ok(Value::Bool(in_set(set, &v)))
+            }
         }
     }
 
@@ -532,4 +536,38 @@ pub(crate) fn has_key(m: &OwnedMap<'_>, key: &Key<'_>) -> bool {
             Key::Uint(u) => i64::try_from(u).is_ok_and(|i| m.contains_key(&Key::Int(i))),
             _ => false,
         }
+}
+
+/// Whether cel-go's set for a constant list holds `v` (`maybeOptimizeSetMembership`): the set's
+/// keys are the elements and, for a number, each conversion of it to the other numeric types
+/// that succeeds (a double's only when lossless: integral, in range); `v` is found when a key
+/// has its type and value (Go's map equality: `NaN` never, `-0.0` as `0.0`). So an int or uint
+/// is not found against a double it only rounds to (`9007199254740993 in [9007199254740992.0]`
+/// is false, where CEL's `==` is true). A left side of another type is not found (in Go, one it
+/// cannot hash, as bytes, panics).
+#[inline(never)]
+fn in_set(set: &[Value<'_>], v: &Value<'_>) -> bool {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    set.iter().any(|e| match (v, e) {
+        (Value::Bool(a), Value::Bool(b)) => a == b,
+        (Value::String(a), Value::String(b)) => a == b,
+        (Value::Int(a), Value::Int(b)) => a == b,
+        (Value::Uint(a), Value::Uint(b)) => a == b,
+        (Value::Double(a), Value::Double(b)) => a == b,
+        // Int to uint fails below 0, uint to int above `i64::MAX`.
+        (Value::Int(i), Value::Uint(u)) | (Value::Uint(u), Value::Int(i)) => {
+            *i as u64 == *u && *i >= 0
+        }
+        // Ints and uints become doubles, rounded.
+        (Value::Double(d), Value::Int(i)) => *i as f64 == *d,
+        (Value::Double(d), Value::Uint(u)) => *u as f64 == *d,
+        // A double becomes an int in (-2^63, 2^63), a uint in [0, 2^64), when integral.
+        (Value::Int(i), Value::Double(d)) => {
+            *d > -TWO_63 && *d < TWO_63 && d.trunc() == *d && *d as i64 == *i
+        }
+        (Value::Uint(u), Value::Double(d)) => {
+            *d >= 0.0 && *d < 2.0 * TWO_63 && d.trunc() == *d && *d as u64 == *u
+        }
+        _ => false,
+    })
 }

@@ -8,14 +8,14 @@
 //! - calls get their candidate overloads (the checker's, or all overloads of the name and
 //!   shape when there is no checker reference); a single candidate is called directly;
 //! - literal-only lists and maps, and type conversions of constants, are folded into constants
-//!   (cel-go `OptOptimize`: they cost 0);
+//!   (cel-go `OptOptimize`: they cost 0), and `x in [constant list]` becomes a set lookup;
 //! - constant regex patterns are compiled;
 //! - `@result + [x]` and `cel.@mapInsert(@result, …)` in comprehension steps append in place.
 
 use super::Reference;
 use crate::cel::ast::{Ast, Expr, ExprKind, Literal, NodeId};
 use crate::cel::stdlib::{Ctx, Fail, Overload, RegexCache, Registry};
-use crate::cel::value::{Key, OwnedMap, Str, Value};
+use crate::cel::value::{Key, List, OwnedMap, Str, Value};
 use crate::diagnostic::Span;
 use std::rc::Rc;
 
@@ -147,6 +147,9 @@ pub(crate) enum Node {
     },
     /// A node that fails when evaluated (e.g. a struct literal, which Kubernetes has no types for).
     Error(Rc<str>, Loc),
+    /// `x in [constant list of bools, numbers and strings]` as cel-go's set lookup
+    /// (`Planner::set_membership`): no cost of its own.
+    InSet(Box<Node>, Rc<Vec<Value<'static>>>),
 }
 
 /// A planned expression. Evaluate with [`Program::eval`].
@@ -570,6 +573,11 @@ impl Planner<'_> {
         for a in args {
             planned.push(self.plan(a)?);
         }
+        if self.optimize && function == "@in" {
+            if let Some(n) = self.set_membership(e.id, &mut planned) {
+                return Ok(n);
+            }
+        }
         // Candidates: the checker's overloads, else every overload of this name and shape.
         let mut overloads: Vec<Rc<Overload>> = Vec::new();
         if let Some(r) = self.reference(e.id) {
@@ -638,6 +646,42 @@ impl Planner<'_> {
             loc: l,
             k8s_named: crate::cel::stdlib::cost::k8s_names(function),
         })))
+    }
+}
+
+impl Planner<'_> {
+    /// cel-go `OptOptimize`'s `maybeOptimizeSetMembership` (`interpreter/decorators.go`, the
+    /// same from v0.17.8, Kubernetes 1.30, to v0.27.0, 1.37): a call of the `in_list` overload
+    /// alone whose list is a constant. An empty list makes it the constant `false`, its left
+    /// side never evaluated; a list of bools, numbers and strings (`types.IsPrimitiveType`, not
+    /// bytes) a set lookup, which the cost tracker does not charge (it is no call).
+    #[inline(never)]
+    fn set_membership(&self, id: NodeId, planned: &mut Vec<Node>) -> Option<Node> {
+        let r = self.reference(id)?;
+        if !matches!(&r.overload_ids[..], [o] if &**o == "in_list") {
+            return None;
+        }
+        let [_, Node::Const(Value::List(List::Owned(l)))] = &planned[..] else {
+            return None;
+        };
+        if l.is_empty() {
+            return Some(Node::Const(Value::Bool(false)));
+        }
+        let primitive = |v: &Value| {
+            matches!(
+                v,
+                Value::Bool(_)
+                    | Value::Int(_)
+                    | Value::Uint(_)
+                    | Value::Double(_)
+                    | Value::String(_)
+            )
+        };
+        if !l.iter().all(primitive) {
+            return None;
+        }
+        let set = l.clone();
+        Some(Node::InSet(Box::new(planned.swap_remove(0)), set))
     }
 }
 
