@@ -575,6 +575,8 @@ pub fn evaluate_documents(
     let mut object_changes = if full { set.object_changes.clone() } else { Vec::new() };
     // The object's decode error, and where its normalisation diagnostics are.
     let mut undecoded = None;
+    // The request object's unknown fields: the decoder's strict errors, warnings of the response.
+    let mut unknown_fields: Vec<String> = Vec::new();
     if set.normalize_objects {
         for (value, text, label) in [
             (&mut input.object, object_text.as_deref(), "object"),
@@ -590,6 +592,12 @@ pub fn evaluate_documents(
                 object_changes.extend(n.changes);
                 if label == "object" {
                     undecoded = n.decode_error.map(|e| (e, diagnostics.len(), n.diagnostics.len()));
+                    unknown_fields = n
+                        .diagnostics
+                        .iter()
+                        .filter(|d| d.code == "object-unknown-field")
+                        .map(|d| d.field.clone())
+                        .collect();
                 }
                 diagnostics.extend(n.diagnostics);
             }
@@ -601,9 +609,15 @@ pub fn evaluate_documents(
     // The body of a CREATE or UPDATE that does not decode is rejected (400); any other object
     // is only warned about.
     use crate::admission::request::Operation;
-    if !matches!(&request, Some(r) if matches!(r.operation, Operation::Create | Operation::Update))
-    {
+    let body =
+        matches!(&request, Some(r) if matches!(r.operation, Operation::Create | Operation::Update));
+    if !body {
         undecoded = None;
+        unknown_fields.clear();
+    }
+    // A body that does not decode is a 400 without the strict errors' warnings.
+    if undecoded.is_some() {
+        unknown_fields.clear();
     }
     let Some(mut request) = request else {
         return EvaluateResult {
@@ -622,7 +636,7 @@ pub fn evaluate_documents(
     // The request as it came (the registry may name it: validating admission sees that name).
     let summary = RequestSummary::new(&request);
     #[allow(unused_variables)]
-    let (response, policies, webhooks, kyverno, registry) = match undecoded {
+    let (mut response, policies, webhooks, kyverno, registry) = match undecoded {
         Some(u) => {
             // Nothing was decoded, defaulted or stored.
             object_changes.retain(|c| c.object != "object");
@@ -631,6 +645,9 @@ pub fn evaluate_documents(
         }
         None => admit(set, &mut request, &set.catalog, &mut diagnostics),
     };
+    if !unknown_fields.is_empty() {
+        response.warnings = unknown_field_warnings(&unknown_fields, &response.warnings);
+    }
     object_changes.extend(registry);
     EvaluateResult {
         response,
@@ -887,6 +904,66 @@ fn admission_chain(
         response.status = Some(status);
     }
     (response, out.policies, webhooks, registry)
+}
+
+/// The response's warnings with the request body's unknown fields first: the apiserver decodes
+/// the body before admission, and under its default field validation (`fieldValidation=Warn`,
+/// `handlers/create.go` / `update.go` `addStrictDecodingWarnings`) each strict decoding error of
+/// sigs.k8s.io/json is a warning, `unknown field "spec.foo"` (`strictError.Error()`: the path
+/// `strconv.Quote`d, list indices in brackets, map keys after a dot). kubectl sends the object
+/// with its keys sorted, so the decoder meets them in that order. One recorder for both, as in
+/// the apiserver: the admission warnings after them share the 4096-rune budget.
+fn unknown_field_warnings(fields: &[String], admission: &[String]) -> Vec<String> {
+    // Our paths render map keys in brackets (`labels[app]`); the decoder's write `.key`.
+    let go_path = |field: &str| {
+        let mut out = String::new();
+        let mut rest = field;
+        while let Some(open) = rest.find('[') {
+            out.push_str(&rest[..open]);
+            let Some(close) = rest[open..].find(']').map(|c| open + c) else { break };
+            let inner = &rest[open + 1..close];
+            if !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_digit()) {
+                out.push_str(&rest[open..=close]);
+            } else {
+                out.push('.');
+                out.push_str(inner);
+            }
+            rest = &rest[close + 1..];
+        }
+        out.push_str(rest);
+        out
+    };
+    // The order the decoder meets them: object keys sorted, list items in order.
+    let order = |path: &str| -> Vec<(String, usize)> {
+        path.split('.')
+            .flat_map(|part| {
+                let mut segs = Vec::new();
+                let (key, mut indexes) = part.split_once('[').unwrap_or((part, ""));
+                segs.push((key.to_string(), 0));
+                while let Some((n, rest)) = indexes.split_once(']') {
+                    segs.push((String::new(), n.parse().unwrap_or(0)));
+                    indexes = rest.strip_prefix('[').unwrap_or(rest);
+                }
+                segs
+            })
+            .collect()
+    };
+    let mut paths: Vec<(Vec<(String, usize)>, String)> = fields
+        .iter()
+        .map(|f| {
+            let p = go_path(f);
+            (order(&p), p)
+        })
+        .collect();
+    vap_eval_cel::sort::sort_by(&mut paths, |a, b| a.0.cmp(&b.0));
+    let mut recorder = crate::admission::decision::WarningRecorder::default();
+    for (_, p) in &paths {
+        recorder.add(&format!("unknown field {}", crate::library::gostr::quote(p)));
+    }
+    for w in admission {
+        recorder.add(w);
+    }
+    recorder.texts()
 }
 
 /// Output of `typecheck`.

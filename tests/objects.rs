@@ -1315,3 +1315,68 @@ fn time_parse_errors_are_gos() {
     }
     assert_eq!(go_time_error("2024-01-02T03:04:05.000000Z", true), None);
 }
+
+/// Under the apiserver's default field validation (`fieldValidation=Warn`) the request body's
+/// unknown fields are warnings of the response (k8s.io/apiserver `handlers/create.go`
+/// `addStrictDecodingWarnings`; the text is sigs.k8s.io/json's `strictError`: `unknown field`
+/// and the quoted path), in the order the decoder meets them (kubectl sends the keys sorted),
+/// before the admission warnings. Only for the body of a CREATE or UPDATE that decodes.
+#[test]
+fn unknown_fields_of_the_body_are_response_warnings() {
+    use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests};
+    let manifests = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: warn}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pods"]}
+  validations:
+  - {expression: "false", message: "always"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: warn}
+spec: {policyName: warn, validationActions: [Warn]}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: default}
+"#;
+    let pod = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+        "zeta": 1, "spec": {"zz": true, "containers": [{"name": "a", "image": "x"},
+        {"name": "b", "image": "y", "bogus": {"x": 1}}], "aa": 2}, "alpha": 3}"#;
+    let run = |object: Option<&str>, old: Option<&str>, op: &str| {
+        let input = EvaluateInput {
+            manifests: Manifests::Text(manifests.into()),
+            object: object.map(|o| Document::Text(o.into())),
+            old_object: old.map(|o| Document::Text(o.into())),
+            request: Some(Document::Text(format!("{{\"operation\": \"{op}\"}}"))),
+            ..Default::default()
+        };
+        evaluate(&input).response.warnings
+    };
+    let policy =
+        "Validation failed for ValidatingAdmissionPolicy 'warn' with binding 'warn': always";
+    assert_eq!(
+        run(Some(pod), None, "CREATE"),
+        vec![
+            r#"unknown field "alpha""#.to_string(),
+            r#"unknown field "spec.aa""#.to_string(),
+            r#"unknown field "spec.containers[1].bogus""#.to_string(),
+            r#"unknown field "spec.zz""#.to_string(),
+            r#"unknown field "zeta""#.to_string(),
+            policy.to_string(),
+        ]
+    );
+    let clean = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"containers": [{"name": "a", "image": "x"}]}}"#;
+    // The old object is stored: its unknown fields are not the request's.
+    assert_eq!(run(Some(clean), Some(pod), "UPDATE"), vec![policy.to_string()]);
+    // DELETE sends no body.
+    assert_eq!(run(None, Some(pod), "DELETE"), vec![policy.to_string()]);
+    // A body that does not decode is a 400 without them.
+    let bad = pod.replace(r#""name": "b""#, r#""name": 3"#);
+    assert_eq!(run(Some(&bad), None, "CREATE"), Vec::<String>::new());
+}
