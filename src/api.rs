@@ -576,7 +576,7 @@ pub fn evaluate_documents(
     // The object's decode error, and where its normalisation diagnostics are.
     let mut undecoded = None;
     // The request object's unknown fields: the decoder's strict errors, warnings of the response.
-    let mut unknown_fields: Vec<String> = Vec::new();
+    let mut unknown_fields: Vec<Vec<crate::objects::Seg>> = Vec::new();
     if set.normalize_objects {
         for (value, text, label) in [
             (&mut input.object, object_text.as_deref(), "object"),
@@ -592,12 +592,7 @@ pub fn evaluate_documents(
                 object_changes.extend(n.changes);
                 if label == "object" {
                     undecoded = n.decode_error.map(|e| (e, diagnostics.len(), n.diagnostics.len()));
-                    unknown_fields = n
-                        .diagnostics
-                        .iter()
-                        .filter(|d| d.code == "object-unknown-field")
-                        .map(|d| d.field.clone())
-                        .collect();
+                    unknown_fields = n.unknown_fields;
                 }
                 diagnostics.extend(n.diagnostics);
             }
@@ -646,7 +641,7 @@ pub fn evaluate_documents(
         None => admit(set, &mut request, &set.catalog, &mut diagnostics),
     };
     if !unknown_fields.is_empty() {
-        response.warnings = unknown_field_warnings(&unknown_fields, &response.warnings);
+        response.warnings = unknown_field_warnings(unknown_fields, &response.warnings);
     }
     object_changes.extend(registry);
     EvaluateResult {
@@ -913,52 +908,28 @@ fn admission_chain(
 /// `strconv.Quote`d, list indices in brackets, map keys after a dot). kubectl sends the object
 /// with its keys sorted, so the decoder meets them in that order. One recorder for both, as in
 /// the apiserver: the admission warnings after them share the 4096-rune budget.
-fn unknown_field_warnings(fields: &[String], admission: &[String]) -> Vec<String> {
-    // Our paths render map keys in brackets (`labels[app]`); the decoder's write `.key`.
-    let go_path = |field: &str| {
-        let mut out = String::new();
-        let mut rest = field;
-        while let Some(open) = rest.find('[') {
-            out.push_str(&rest[..open]);
-            let Some(close) = rest[open..].find(']').map(|c| open + c) else { break };
-            let inner = &rest[open + 1..close];
-            if !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_digit()) {
-                out.push_str(&rest[open..=close]);
-            } else {
-                out.push('.');
-                out.push_str(inner);
-            }
-            rest = &rest[close + 1..];
-        }
-        out.push_str(rest);
-        out
-    };
-    // The order the decoder meets them: object keys sorted, list items in order.
-    let order = |path: &str| -> Vec<(String, usize)> {
-        path.split('.')
-            .flat_map(|part| {
-                let mut segs = Vec::new();
-                let (key, mut indexes) = part.split_once('[').unwrap_or((part, ""));
-                segs.push((key.to_string(), 0));
-                while let Some((n, rest)) = indexes.split_once(']') {
-                    segs.push((String::new(), n.parse().unwrap_or(0)));
-                    indexes = rest.strip_prefix('[').unwrap_or(rest);
-                }
-                segs
-            })
-            .collect()
-    };
-    let mut paths: Vec<(Vec<(String, usize)>, String)> = fields
-        .iter()
-        .map(|f| {
-            let p = go_path(f);
-            (order(&p), p)
-        })
-        .collect();
-    vap_eval_cel::sort::sort_by(&mut paths, |a, b| a.0.cmp(&b.0));
+fn unknown_field_warnings(
+    mut fields: Vec<Vec<crate::objects::Seg>>,
+    admission: &[String],
+) -> Vec<String> {
+    use crate::objects::Seg;
+    // Paths order as the decoder meets them: keys sorted, list items in order.
+    vap_eval_cel::sort::sort_by(&mut fields, |a, b| a.cmp(b));
     let mut recorder = crate::admission::decision::WarningRecorder::default();
-    for (_, p) in &paths {
-        recorder.add(&format!("unknown field {}", crate::library::gostr::quote(p)));
+    for path in &fields {
+        let mut go = String::new();
+        for seg in path {
+            match seg {
+                Seg::Key(k) => {
+                    if !go.is_empty() {
+                        go.push('.');
+                    }
+                    go.push_str(k);
+                }
+                Seg::Index(i) => go.push_str(&format!("[{i}]")),
+            }
+        }
+        recorder.add(&format!("unknown field {}", crate::library::gostr::quote(&go)));
     }
     for w in admission {
         recorder.add(w);

@@ -38,6 +38,8 @@ pub struct Walk {
     map_keys: Vec<bool>,
     pub events: Vec<Event>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The paths of the pruned fields ([`super::Normalized::unknown_fields`]).
+    pub unknown_fields: Vec<Vec<Seg>>,
 }
 
 impl Walk {
@@ -48,6 +50,7 @@ impl Walk {
             map_keys: Vec::new(),
             events: Vec::new(),
             diagnostics: Vec::new(),
+            unknown_fields: Vec::new(),
         }
     }
 
@@ -106,6 +109,7 @@ impl Walk {
                     mk.push(false);
                     let field = super::render_path(&p, &mk);
                     self.diagnostics.push(diagnostics::unknown_field(&self.label, &field));
+                    self.unknown_fields.push(p);
                     self.event(&k, false, ChangeReason::Pruned);
                     m.remove(&k);
                 }

@@ -51,6 +51,8 @@ pub struct Walk<'m> {
     /// [`Event::absent`] change there had `null` as its value as given.
     pub nulls: Vec<Vec<Seg>>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The paths of the unknown fields ([`super::Normalized::unknown_fields`]).
+    pub unknown_fields: Vec<Vec<Seg>>,
     /// The error the decoder returns ([`super::Normalized::decode_error`]).
     pub error: Option<DecodeError>,
     /// The struct type whose field is being decoded (Go's `errorContext.Struct`).
@@ -507,6 +509,7 @@ impl<'m> Walk<'m> {
             record: true,
             nulls: Vec::new(),
             diagnostics: Vec::new(),
+            unknown_fields: Vec::new(),
             error: None,
             owner: "",
         }
@@ -823,8 +826,12 @@ impl<'m> Walk<'m> {
             }
         }
         for k in unknown {
-            let field = self.here(&k);
+            let (mut path, mut map_keys) = self.segs();
+            path.push(Seg::Key(k.clone()));
+            map_keys.push(false);
+            let field = super::render_path(&path, &map_keys);
             self.diagnostics.push(diagnostics::unknown_field(&self.label, &field));
+            self.unknown_fields.push(path);
             self.event(Some(&k), ChangeReason::Pruned);
             m.remove(&k);
         }

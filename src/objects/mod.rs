@@ -225,6 +225,9 @@ pub struct Normalized {
     /// whose type's `UnmarshalJSON` fails, else the first that does not fit, in the order of
     /// the body kubectl sends (keys sorted).
     pub decode_error: Option<DecodeError>,
+    /// The paths of the fields the type (or CRD schema) does not declare, as the walk met them:
+    /// the decoder's strict errors (`unknown field "…"`).
+    pub unknown_fields: Vec<Vec<Seg>>,
 }
 
 /// Normalise `value` (an object with `apiVersion` and `kind`) in place, as the apiserver would
@@ -283,22 +286,23 @@ fn normalize_with(
     let original = if matches!(given, Some(Given::Copy)) { value.clone() } else { Json::Null };
     let model = model::model(version);
     let mut decode_error = None;
-    let (events, nulls, diagnostics) = if let Some(root) = model.kind(group, ver, &kind) {
-        let mut w = gojson::Walk::new(&model, version, label);
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            w.record = given.is_some();
-        }
-        w.object(value, root);
-        decode_error = w.error;
-        (w.events, w.nulls, w.diagnostics)
-    } else if let Some(schema) = crd::schema_for(crds, group, ver, &kind) {
-        let mut w = crd::Walk::new(label);
-        w.object(value, schema);
-        (w.events, Vec::new(), w.diagnostics)
-    } else {
-        return Normalized::default();
-    };
+    let (events, nulls, diagnostics, unknown_fields) =
+        if let Some(root) = model.kind(group, ver, &kind) {
+            let mut w = gojson::Walk::new(&model, version, label);
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                w.record = given.is_some();
+            }
+            w.object(value, root);
+            decode_error = w.error;
+            (w.events, w.nulls, w.diagnostics, w.unknown_fields)
+        } else if let Some(schema) = crd::schema_for(crds, group, ver, &kind) {
+            let mut w = crd::Walk::new(label);
+            w.object(value, schema);
+            (w.events, Vec::new(), w.diagnostics, w.unknown_fields)
+        } else {
+            return Normalized::default();
+        };
     let changes = match given {
         Some(Given::Text(t)) => {
             let given = |p: &[Seg]| crate::admission::yaml::json_value_at(t, p);
@@ -310,5 +314,5 @@ fn normalize_with(
         }
         None => Vec::new(),
     };
-    Normalized { changes, diagnostics, modelled: true, decode_error }
+    Normalized { changes, diagnostics, modelled: true, decode_error, unknown_fields }
 }
