@@ -384,6 +384,7 @@ async function evaluateNow() {
   if (out.timeout) {
     show($('notice'), timeoutNotice('The evaluation', out.timeout));
     $('result').replaceChildren();
+    trackVerdict();
     document.body.dataset.state = 'timeout';
     showDiagnostics('evaluate', []);
     markFirstResult();
@@ -392,6 +393,7 @@ async function evaluateNow() {
   if (out.error !== undefined) {
     show($('notice'), renderNotice('error', 'The engine rejected the input', out.error));
     $('result').replaceChildren();
+    trackVerdict();
     document.body.dataset.state = 'ready';
     showDiagnostics('evaluate', []);
     markFirstResult();
@@ -411,8 +413,10 @@ async function evaluateNow() {
   wireDiagnostics($('result'), diagnostics, 'evaluate');
   wireGoto($('result'));
   document.body.dataset.state = 'ready';
+  const first = firstResult;
   markFirstResult();
   window.__vapLastResult = result;
+  if (!first) trackVerdict();
   lastDiagnostics.evaluate = diagnostics.map((d) => [d, locateDiagnostic(d, current, 'evaluate')]);
   showDiagnostics();
 }
@@ -773,8 +777,52 @@ async function startWorker() {
 }
 
 /** What the first result does not need: the worker, the editors, the page's other controls. */
+// The verdict chip (narrow screens, where the results come after the editors): the decision
+// banner's word and code, pinned to the bottom of the screen while the banner is below it, so
+// whoever edits above sees the outcome of each edit; a tap scrolls to the banner. Set up after
+// the first result, like everything it does not need.
+let verdictObserver = null;
+let verdictBelow = false;
+
+function trackVerdict() {
+  const chip = $('verdict-chip');
+  if (!chip || typeof IntersectionObserver !== 'function') return;
+  if (!verdictObserver) {
+    verdictObserver = new IntersectionObserver((entries) => {
+      const e = entries.at(-1);
+      verdictBelow = !e.isIntersecting && e.boundingClientRect.top >= (e.rootBounds?.bottom ?? innerHeight);
+      chip.hidden = !verdictBelow || !chip.textContent;
+    });
+    chip.addEventListener('click', () => {
+      const banner = $('result').querySelector('.decision');
+      if (!banner) return;
+      banner.tabIndex = -1;
+      banner.scrollIntoView({ block: 'start', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+      banner.focus({ preventScroll: true });
+    });
+  }
+  verdictObserver.disconnect();
+  const banner = $('result').querySelector('.decision');
+  if (!banner) {
+    chip.textContent = '';
+    chip.hidden = true;
+    return;
+  }
+  const allowed = banner.dataset.decision === 'allowed';
+  const code = banner.querySelector('.decision-code')?.textContent ?? '';
+  const warnings = window.__vapLastResult?.response?.warnings?.length ?? 0;
+  const detail = allowed ? (warnings ? `${warnings} warning${warnings === 1 ? '' : 's'}` : '') : code;
+  chip.className = `verdict-chip ${allowed ? 'decision-allowed' : 'decision-denied'}`;
+  chip.textContent = allowed ? 'ALLOWED' : 'DENIED';
+  if (detail) chip.append(' ', Object.assign(document.createElement('span'), { className: 'verdict-detail', textContent: detail }));
+  chip.setAttribute('aria-label', `${chip.textContent}: go to the result`);
+  chip.hidden = !verdictBelow;
+  verdictObserver.observe(banner);
+}
+
 async function afterFirstResult() {
   wireControls();
+  trackVerdict();
   await startWorker();
   loadSchemasFor($('version').value);
   await loadEditors();

@@ -580,6 +580,23 @@ test('playground in headless Chromium', async (t) => {
     assert.ok(editorsBox.bottom >= rest.at(-1).bottom, `the editors overflow their section: ${JSON.stringify(boxes)}`);
     assert.ok(outputBox.top >= editorsBox.bottom, `the results overlap the editors: ${JSON.stringify(boxes)}`);
     await shot('phone');
+    // The verdict chip: with the decision banner below the screen, the chip at its bottom says
+    // the banner's word; a tap brings the banner up and the chip goes; wide, no chip.
+    await page.waitForFunction(() => !document.getElementById('verdict-chip').hidden, null, { timeout: 5_000 });
+    const chip = await page.evaluate(() => {
+      const c = document.getElementById('verdict-chip').getBoundingClientRect();
+      return { text: document.getElementById('verdict-chip').textContent, word: document.querySelector('.decision-word').textContent, bottom: c.bottom, height: innerHeight };
+    });
+    assert.ok(chip.text.startsWith(chip.word), `chip ${JSON.stringify(chip)}`);
+    assert.ok(chip.bottom <= chip.height && chip.bottom > chip.height - 80, `chip not at the screen's bottom: ${JSON.stringify(chip)}`);
+    await page.click('#verdict-chip');
+    // (The scroll is smooth; a later result may replace the banner, so its place is what counts.)
+    await page.waitForFunction(() => {
+      const top = document.querySelector('.decision').getBoundingClientRect().top;
+      return document.getElementById('verdict-chip').hidden && top >= -1 && top < 200;
+    }, null, { timeout: 5_000 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.waitForFunction(() => !document.getElementById('verdict-chip').hidden, null, { timeout: 5_000 });
     // Two narrow columns: the audit annotations' long key (validation_failure's) wraps in its
     // column, its value keeps most of the width (it was squeezed to a word a line).
     await page.setViewportSize({ width: 1024, height: 768 });
@@ -589,6 +606,7 @@ test('playground in headless Chromium', async (t) => {
     });
     assert.ok(widths && widths.dd >= 0.55 * widths.dl, `audit annotation values squeezed: ${JSON.stringify(widths)}`);
     await page.setViewportSize({ width: 1280, height: 800 });
+    assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById('verdict-chip')).display), 'none');
   });
 
   await t.test('opening a kubectl get -o yaml List puts its items in the Manifests editor', async () => {
