@@ -575,8 +575,11 @@ pub fn evaluate_documents(
     let mut object_changes = if full { set.object_changes.clone() } else { Vec::new() };
     // The object's decode error, and where its normalisation diagnostics are.
     let mut undecoded = None;
-    // The request object's unknown fields: the decoder's strict errors, warnings of the response.
+    let mut at = (0, 0);
+    // The request object's unknown fields: the decoder's strict errors (warnings of the
+    // response, or its 400), and whether they are a custom resource's pruned fields.
     let mut unknown_fields: Vec<Vec<crate::objects::Seg>> = Vec::new();
+    let mut crd = false;
     if set.normalize_objects {
         for (value, text, label) in [
             (&mut input.object, object_text.as_deref(), "object"),
@@ -591,8 +594,10 @@ pub fn evaluate_documents(
                 };
                 object_changes.extend(n.changes);
                 if label == "object" {
-                    undecoded = n.decode_error.map(|e| (e, diagnostics.len(), n.diagnostics.len()));
+                    undecoded = n.decode_error;
+                    at = (diagnostics.len(), n.diagnostics.len());
                     unknown_fields = n.unknown_fields;
+                    crd = n.crd;
                 }
                 diagnostics.extend(n.diagnostics);
             }
@@ -608,10 +613,6 @@ pub fn evaluate_documents(
         matches!(&request, Some(r) if matches!(r.operation, Operation::Create | Operation::Update));
     if !body {
         undecoded = None;
-        unknown_fields.clear();
-    }
-    // A body that does not decode is a 400 without the strict errors' warnings.
-    if undecoded.is_some() {
         unknown_fields.clear();
     }
     let Some(mut request) = request else {
@@ -630,19 +631,51 @@ pub fn evaluate_documents(
     };
     // The request as it came (the registry may name it: validating admission sees that name).
     let summary = RequestSummary::new(&request);
+    // The body's field validation (handlers/rest.go `fieldValidation`: absent is Warn), from
+    // the options as the handler decoded them; DeleteOptions have none.
+    let directive = match &request.options {
+        Some(o) if body => o.get("fieldValidation").and_then(Json::as_str).unwrap_or_default(),
+        _ => "",
+    };
+    let ignore = directive == "Ignore";
+    let invalid =
+        (!matches!(directive, "" | "Warn" | "Strict" | "Ignore")).then(|| directive.to_string());
+    let strict = strict_errors(&unknown_fields, crd);
+    if let (true, None, Some((first, _))) = (directive == "Strict", &undecoded, strict.first()) {
+        // Under Strict the strict errors are the decoder's error (json.go `unmarshal` returns
+        // them only when nothing else failed: a value that does not decode wins).
+        let texts: Vec<&str> = strict.iter().map(|(_, t)| t.as_str()).collect();
+        undecoded = Some(crate::objects::DecodeError {
+            path: unknown_fields[*first].clone(),
+            map_keys: Vec::new(),
+            fatal: false,
+            message: format!("strict decoding error: {}", texts.join(", ")),
+            diagnostic: *first,
+        });
+    }
     #[allow(unused_variables)]
-    let (mut response, policies, webhooks, kyverno, registry) = match undecoded {
+    let (response, policies, webhooks, kyverno, registry) = match undecoded {
+        _ if invalid.is_some() => invalid_options(set, &request, invalid, &mut diagnostics),
         Some(u) => {
             // Nothing was decoded, defaulted or stored.
             object_changes.retain(|c| c.object != "object");
             let text = object_source.as_deref().or(object_text.as_deref()).filter(|_| located);
-            bad_request(set, &request, u, text, &mut diagnostics)
+            bad_request(set, &request, (u, at.0, at.1), text, &mut diagnostics)
         }
-        None => admit(set, &mut request, &set.catalog, &mut diagnostics),
+        None => {
+            if !ignore && !strict.is_empty() {
+                // Under Warn (the apiserver's default), what kubectl's own default would get.
+                for d in diagnostics.iter_mut().skip(at.0).take(at.1) {
+                    d.help = "kubectl's default, --validate=strict, asks for fieldValidation=Strict: the apiserver then answers 400 BadRequest".into();
+                }
+            }
+            let mut out = admit(set, &mut request, &set.catalog, &mut diagnostics);
+            if !ignore && !strict.is_empty() {
+                out.0.warnings = unknown_field_warnings(strict, &out.0.warnings);
+            }
+            out
+        }
     };
-    if !unknown_fields.is_empty() {
-        response.warnings = unknown_field_warnings(unknown_fields, &response.warnings);
-    }
     object_changes.extend(registry);
     EvaluateResult {
         response,
@@ -702,25 +735,81 @@ fn bad_request(
         }
     }
     diagnostics.insert(at, d);
+    let why = "the request body does not decode (400 BadRequest)";
+    before_admission(
+        set,
+        "decoder",
+        why,
+        (message, "BadRequest", 400, Default::default()),
+        diagnostics,
+    )
+}
+
+/// The 422 kube-apiserver answers when the `fieldValidation` parameter of a CREATE or UPDATE is
+/// not one it knows, before the body is read (handlers/create.go, update.go:
+/// `ValidateCreateOptions` / `ValidateUpdateOptions` → `errors.NewInvalid`; apimachinery
+/// `ValidateFieldValidation`: `field.NotSupported` of `""`, `Ignore`, `Strict`, `Warn`).
+#[inline(never)]
+fn invalid_options(
+    set: &PolicySet,
+    r: &AdmissionRequest,
+    value: Option<String>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>, KyvernoOut, Vec<ObjectChange>) {
+    use crate::admission::decision::{StatusCause, StatusDetails};
+    let kind = match r.operation {
+        crate::admission::request::Operation::Create => "CreateOptions",
+        _ => "UpdateOptions",
+    };
+    let value = crate::library::gostr::quote(&value.unwrap_or_default());
+    let body = format!(
+        "Unsupported value: {value}: supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""
+    );
+    let message = format!("{kind}.meta.k8s.io \"\" is invalid: fieldValidation: {body}");
+    diagnostics.push(crate::admission::diagnostics::request_rejected("fieldValidation", &message));
+    let details = StatusDetails {
+        group: "meta.k8s.io".into(),
+        kind: kind.into(),
+        causes: vec![StatusCause {
+            reason: "FieldValueNotSupported",
+            message: body,
+            field: "fieldValidation",
+        }],
+        ..Default::default()
+    };
+    let why = "the request's options are invalid (422 Invalid)";
+    before_admission(set, "request handler", why, (message, "Invalid", 422, details), diagnostics)
+}
+
+/// A request the apiserver's handler (`who`: its decoder, …) rejects before admission, with
+/// `status` (message, reason, code, details): no webhook or policy runs.
+fn before_admission(
+    set: &PolicySet,
+    who: &str,
+    why: &str,
+    status: (String, &str, u16, crate::admission::decision::StatusDetails),
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>, KyvernoOut, Vec<ObjectChange>) {
     diagnostics.push(crate::webhook::diagnostics::chain_stopped(
-        "The apiserver's decoder",
+        &format!("The apiserver's {who}"),
         "mutating admission, the registry, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook and Kyverno",
     ));
     use crate::webhook::dispatcher::not_reached;
     use crate::webhook::types::WebhookKind::{Mutating, Validating};
     let hooks = &set.webhooks.configurations;
-    let why = "not reached: the request body does not decode (400 BadRequest)";
-    let mut webhooks = not_reached(hooks, Mutating, why);
-    webhooks.extend(not_reached(hooks, Validating, why));
+    let why = format!("not reached: {why}");
+    let mut webhooks = not_reached(hooks, Mutating, &why);
+    webhooks.extend(not_reached(hooks, Validating, &why));
+    let (message, reason, code, details) = status;
     let status = crate::admission::decision::Status {
         kind: "Status",
         api_version: "v1",
         metadata: Default::default(),
         status: "Failure",
         message,
-        reason: "BadRequest".into(),
-        details: Default::default(),
-        code: 400,
+        reason: reason.into(),
+        details,
+        code,
     };
     let response = AdmissionResponse { allowed: false, status: Some(status), ..Default::default() };
     (response, Vec::new(), webhooks, Default::default(), Vec::new())
@@ -901,22 +990,18 @@ fn admission_chain(
     (response, out.policies, webhooks, registry)
 }
 
-/// The response's warnings with the request body's unknown fields first: the apiserver decodes
-/// the body before admission, and under its default field validation (`fieldValidation=Warn`,
-/// `handlers/create.go` / `update.go` `addStrictDecodingWarnings`) each strict decoding error of
-/// sigs.k8s.io/json is a warning, `unknown field "spec.foo"` (`strictError.Error()`: the path
-/// `strconv.Quote`d, list indices in brackets, map keys after a dot). kubectl sends the object
-/// with its keys sorted, so the decoder meets them in that order. One recorder for both, as in
-/// the apiserver: the admission warnings after them share the 4096-rune budget.
-fn unknown_field_warnings(
-    mut fields: Vec<Vec<crate::objects::Seg>>,
-    admission: &[String],
-) -> Vec<String> {
+/// The strict decoding errors of the request body's unknown fields (`fields`, as the walk met
+/// them), each with its index in `fields`, in the order the apiserver reports them. A built-in
+/// kind's are sigs.k8s.io/json's (`strictError.Error()`: `unknown field` and the
+/// `strconv.Quote`d path, keys joined by dots, map keys too, list indices in brackets), in the
+/// order the decoder meets them — kubectl sends the keys sorted — and at most 100
+/// (`saveStrictError`). A custom resource's are its pruned fields (apiextensions-apiserver
+/// `schemaCoercingDecoder.Decode`: `unknown field "%s"`, the path unquoted), sorted as strings
+/// (`pruning.PruneWithOptions`: `sort.Strings`).
+fn strict_errors(fields: &[Vec<crate::objects::Seg>], crd: bool) -> Vec<(usize, String)> {
     use crate::objects::Seg;
-    // Paths order as the decoder meets them: keys sorted, list items in order.
-    vap_eval_cel::sort::sort_by(&mut fields, |a, b| a.cmp(b));
-    let mut recorder = crate::admission::decision::WarningRecorder::default();
-    for path in &fields {
+    let mut out: Vec<(usize, String)> = Vec::with_capacity(fields.len());
+    for (i, path) in fields.iter().enumerate() {
         let mut go = String::new();
         for seg in path {
             match seg {
@@ -929,7 +1014,32 @@ fn unknown_field_warnings(
                 Seg::Index(i) => go.push_str(&format!("[{i}]")),
             }
         }
-        recorder.add(&format!("unknown field {}", crate::library::gostr::quote(&go)));
+        out.push((i, go));
+    }
+    if crd {
+        vap_eval_cel::sort::sort_by(&mut out, |a, b| a.1.cmp(&b.1));
+    } else {
+        vap_eval_cel::sort::sort_by(&mut out, |a, b| fields[a.0].cmp(&fields[b.0]));
+        out.truncate(100);
+    }
+    for (_, go) in &mut out {
+        *go = match crd {
+            true => format!("unknown field \"{go}\""),
+            false => format!("unknown field {}", crate::library::gostr::quote(go)),
+        };
+    }
+    out
+}
+
+/// The response's warnings with the request body's strict decoding errors ([`strict_errors`])
+/// first: the apiserver decodes the body before admission, and under its default field
+/// validation (`fieldValidation=Warn`, `handlers/create.go` / `update.go`
+/// `addStrictDecodingWarnings`) each is a warning. One recorder for both, as in the apiserver:
+/// the admission warnings after them share the 4096-rune budget.
+fn unknown_field_warnings(strict: Vec<(usize, String)>, admission: &[String]) -> Vec<String> {
+    let mut recorder = crate::admission::decision::WarningRecorder::default();
+    for (_, w) in &strict {
+        recorder.add(w);
     }
     for w in admission {
         recorder.add(w);
