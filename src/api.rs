@@ -666,7 +666,7 @@ pub fn evaluate_documents(
             if !ignore && !strict.is_empty() {
                 // Under Warn (the apiserver's default), what kubectl's own default would get.
                 for d in diagnostics.iter_mut().skip(at.0).take(at.1) {
-                    d.help = "kubectl's default, --validate=strict, asks for fieldValidation=Strict: the apiserver then answers 400 BadRequest".into();
+                    d.help = "kubectl's default, --validate=strict (fieldValidation=Strict), gets 400 BadRequest".into();
                 }
             }
             let mut out = admit(set, &mut request, &set.catalog, &mut diagnostics);
@@ -735,10 +735,10 @@ fn bad_request(
         }
     }
     diagnostics.insert(at, d);
-    let why = "the request body does not decode (400 BadRequest)";
+    let why = "not reached: the request body does not decode (400 BadRequest)";
     before_admission(
         set,
-        "decoder",
+        "The apiserver's decoder",
         why,
         (message, "BadRequest", 400, Default::default()),
         diagnostics,
@@ -777,12 +777,19 @@ fn invalid_options(
         }],
         ..Default::default()
     };
-    let why = "the request's options are invalid (422 Invalid)";
-    before_admission(set, "request handler", why, (message, "Invalid", 422, details), diagnostics)
+    let why = "not reached: the request's options are invalid (422 Invalid)";
+    before_admission(
+        set,
+        "The apiserver's request handler",
+        why,
+        (message, "Invalid", 422, details),
+        diagnostics,
+    )
 }
 
-/// A request the apiserver's handler (`who`: its decoder, …) rejects before admission, with
-/// `status` (message, reason, code, details): no webhook or policy runs.
+/// A request the apiserver's handler (`who`: `The apiserver's decoder`, …) rejects before
+/// admission with `status` (message, reason, code, details): no webhook or policy runs, each
+/// `why` (`not reached: …`).
 fn before_admission(
     set: &PolicySet,
     who: &str,
@@ -791,15 +798,14 @@ fn before_admission(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>, KyvernoOut, Vec<ObjectChange>) {
     diagnostics.push(crate::webhook::diagnostics::chain_stopped(
-        &format!("The apiserver's {who}"),
+        who,
         "mutating admission, the registry, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook and Kyverno",
     ));
     use crate::webhook::dispatcher::not_reached;
     use crate::webhook::types::WebhookKind::{Mutating, Validating};
     let hooks = &set.webhooks.configurations;
-    let why = format!("not reached: {why}");
-    let mut webhooks = not_reached(hooks, Mutating, &why);
-    webhooks.extend(not_reached(hooks, Validating, &why));
+    let mut webhooks = not_reached(hooks, Mutating, why);
+    webhooks.extend(not_reached(hooks, Validating, why));
     let (message, reason, code, details) = status;
     let status = crate::admission::decision::Status {
         kind: "Status",
@@ -1023,10 +1029,11 @@ fn strict_errors(fields: &[Vec<crate::objects::Seg>], crd: bool) -> Vec<(usize, 
         out.truncate(100);
     }
     for (_, go) in &mut out {
-        *go = match crd {
-            true => format!("unknown field \"{go}\""),
-            false => format!("unknown field {}", crate::library::gostr::quote(go)),
+        let quoted = match crd {
+            true => format!("\"{go}\""),
+            false => crate::library::gostr::quote(go),
         };
+        *go = format!("unknown field {quoted}");
     }
     out
 }
