@@ -550,7 +550,13 @@ pub fn evaluate_documents(
     };
     let (object, object_text) = parse(docs.object, "object");
     let (old_object, old_object_text) = parse(docs.old_object, "oldObject");
-    let (request_fields, _) = parse(docs.request, "request");
+    let (mut request_fields, _) = parse(docs.request, "request");
+    // Not an AdmissionRequest field: the query parameter, which the handler decodes into the
+    // options it hands admission (below).
+    let field_validation = match &mut request_fields {
+        Some(Json::Object(m)) => m.remove("fieldValidation"),
+        _ => None,
+    };
     // Given as JSON text, the object's text is that (not a JavaScript object's JSON.stringify).
     let located = object_source.is_some() || object_text.is_some();
     let object_text = object_text.or(texts.object);
@@ -603,12 +609,26 @@ pub fn evaluate_documents(
             }
         }
     }
-    let (request, derived) = derive_request_owned(input, &set.catalog);
+    let (mut request, derived) = derive_request_owned(input, &set.catalog);
+    // `request.fieldValidation` (a query parameter takes any text) into the CreateOptions or
+    // UpdateOptions (handlers/create.go, update.go: `DecodeParameters(values, …, options)`,
+    // then `admission.NewAttributesRecord(…, options, …)`); DeleteOptions have no such field.
+    use crate::admission::request::Operation;
+    if let (Some(v), Some(r)) = (field_validation, &mut request) {
+        let v = match v {
+            Json::String(s) => s,
+            other => other.to_string(),
+        };
+        if let (Some(Json::Object(o)), Operation::Create | Operation::Update, false) =
+            (&mut r.options, r.operation, v.is_empty())
+        {
+            o.insert("fieldValidation".into(), Json::String(v));
+        }
+    }
     diagnostics.extend(derived);
     let kubernetes_version = set.version.to_string();
     // The body of a CREATE or UPDATE that does not decode is rejected (400); any other object
     // is only warned about.
-    use crate::admission::request::Operation;
     let body =
         matches!(&request, Some(r) if matches!(r.operation, Operation::Create | Operation::Update));
     if !body {

@@ -1611,3 +1611,51 @@ fn field_validation_invalid_value_is_a_422() {
         assert!(r.diagnostics.iter().any(|d| d.code == "request-rejected"), "{op}");
     }
 }
+
+/// `fieldValidation` is a query parameter: the handler decodes it into the CreateOptions or
+/// UpdateOptions it hands admission, which policies read as `request.options` (k8s.io/apiserver
+/// `handlers/create.go`, `update.go`: `DecodeParameters(values, …, options)`, then
+/// `admission.NewAttributesRecord(…, options, …)`); DeleteOptions have no such field.
+#[test]
+fn field_validation_is_in_the_options() {
+    use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests};
+    let manifests = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: options}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["configmaps"]}
+  validations:
+  - expression: "false"
+    messageExpression: "request.options.kind + ':' + (has(request.options.fieldValidation) ? request.options.fieldValidation : '-')"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: options}
+spec: {policyName: options, validationActions: [Warn]}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: default}
+"#;
+    let cm = r#"{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}"#;
+    let run = |old: Option<&str>, new: Option<&str>, request: &str| {
+        let r = evaluate(&EvaluateInput {
+            manifests: Manifests::Text(manifests.into()),
+            object: new.map(|o| Document::Text(o.into())),
+            old_object: old.map(|o| Document::Text(o.into())),
+            request: Some(Document::Text(request.into())),
+            ..Default::default()
+        });
+        let w = r.response.warnings.first().cloned().unwrap_or_default();
+        w.rsplit(": ").next().unwrap_or_default().to_string()
+    };
+    assert_eq!(run(None, Some(cm), r#"{"fieldValidation": "Strict"}"#), "CreateOptions:Strict");
+    assert_eq!(run(None, Some(cm), r#"{"fieldValidation": ""}"#), "CreateOptions:-");
+    assert_eq!(run(None, Some(cm), "{}"), "CreateOptions:-");
+    let given = r#"{"fieldValidation": "Ignore", "options": {"kind": "UpdateOptions", "fieldValidation": "Warn"}}"#;
+    assert_eq!(run(Some(cm), Some(cm), given), "UpdateOptions:Ignore");
+    assert_eq!(run(Some(cm), None, r#"{"fieldValidation": "Strict"}"#), "DeleteOptions:-");
+}

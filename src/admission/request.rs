@@ -67,10 +67,6 @@ pub struct RequestInput {
     pub user_info: Option<UserInfo>,
     pub dry_run: Option<bool>,
     pub options: Option<Value>,
-    /// The `fieldValidation` query parameter of a CREATE or UPDATE (`Strict`, `Warn`, `Ignore`;
-    /// absent is the apiserver's `Warn`): the options object carries it
-    /// (`CreateOptions.fieldValidation`), as the apiserver decodes it from the query.
-    pub field_validation: Option<String>,
     pub object: Option<Value>,
     pub old_object: Option<Value>,
 }
@@ -323,13 +319,6 @@ pub fn derive_request_owned(
             Operation::Connect => None,
         },
     };
-    // Only CreateOptions and UpdateOptions have the field (DeleteOptions drop the parameter).
-    let mut options = options;
-    if let (Some(Value::Object(o)), Some(v), Operation::Create | Operation::Update) =
-        (&mut options, input.field_validation.take().filter(|v| !v.is_empty()), operation)
-    {
-        o.insert("fieldValidation".into(), Value::String(v));
-    }
 
     let req = AdmissionRequest {
         operation,
@@ -426,31 +415,6 @@ mod tests {
     fn derive(input: Value) -> (Option<AdmissionRequest>, Vec<Diagnostic>) {
         let input: RequestInput = serde_json::from_value(input).unwrap();
         derive_request(&input, &ResourceCatalog::builtin())
-    }
-
-    /// `fieldValidation` is a query parameter the handler decodes into the CreateOptions or
-    /// UpdateOptions it hands admission (k8s.io/apiserver handlers/create.go, update.go:
-    /// `DecodeParameters(values, …, options)`, then `admission.NewAttributesRecord(…, options,
-    /// …)`); DeleteOptions have no such field.
-    #[test]
-    fn field_validation_is_in_the_options() {
-        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}});
-        let (r, _) = derive(json!({"object": pod, "fieldValidation": "Strict"}));
-        let o = r.unwrap().options.unwrap();
-        assert_eq!(
-            o,
-            json!({"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1", "fieldValidation": "Strict"})
-        );
-        let (r, _) = derive(json!({"object": pod, "oldObject": pod, "fieldValidation": "Ignore",
-            "options": {"kind": "UpdateOptions", "fieldValidation": "Warn"}}));
-        assert_eq!(r.unwrap().options.unwrap()["fieldValidation"], "Ignore");
-        let (r, _) = derive(json!({"oldObject": pod, "fieldValidation": "Strict"}));
-        assert_eq!(
-            r.unwrap().options.unwrap(),
-            json!({"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"})
-        );
-        let (r, _) = derive(json!({"object": pod, "fieldValidation": ""}));
-        assert_eq!(r.unwrap().options.unwrap().get("fieldValidation"), None);
     }
 
     #[test]
