@@ -1026,34 +1026,37 @@ fn admission_chain(
 /// (`pruning.PruneWithOptions`: `sort.Strings`).
 fn strict_errors(fields: &[Vec<crate::objects::Seg>], crd: bool) -> Vec<(usize, String)> {
     use crate::objects::Seg;
-    let mut out: Vec<(usize, String)> = Vec::with_capacity(fields.len());
-    for (i, path) in fields.iter().enumerate() {
-        let mut go = String::new();
+    let mut go = Vec::with_capacity(fields.len());
+    for path in fields {
+        let mut p = String::new();
         for seg in path {
             match seg {
                 Seg::Key(k) => {
-                    if !go.is_empty() {
-                        go.push('.');
+                    if !p.is_empty() {
+                        p.push('.');
                     }
-                    go.push_str(k);
+                    p.push_str(k);
                 }
-                Seg::Index(i) => go.push_str(&format!("[{i}]")),
+                Seg::Index(i) => p.push_str(&format!("[{i}]")),
             }
         }
-        out.push((i, go));
+        go.push(p);
     }
-    if crd {
-        vap_eval_cel::sort::sort_by(&mut out, |a, b| a.1.cmp(&b.1));
-    } else {
-        vap_eval_cel::sort::sort_by(&mut out, |a, b| fields[a.0].cmp(&fields[b.0]));
-        out.truncate(100);
+    let mut order: Vec<usize> = (0..fields.len()).collect();
+    vap_eval_cel::sort::sort_by(&mut order, |&a, &b| match crd {
+        true => go[a].cmp(&go[b]),
+        false => fields[a].cmp(&fields[b]),
+    });
+    if !crd {
+        order.truncate(100);
     }
-    for (_, go) in &mut out {
+    let mut out = Vec::with_capacity(order.len());
+    for i in order {
         let quoted = match crd {
-            true => format!("\"{go}\""),
-            false => crate::library::gostr::quote(go),
+            true => format!("\"{}\"", go[i]),
+            false => crate::library::gostr::quote(&go[i]),
         };
-        *go = format!("unknown field {quoted}");
+        out.push((i, format!("unknown field {quoted}")));
     }
     out
 }
