@@ -660,17 +660,16 @@ pub fn evaluate_documents(
     let ignore = directive == "Ignore";
     let invalid =
         (!matches!(directive, "" | "Warn" | "Strict" | "Ignore")).then(|| directive.to_string());
-    let strict = strict_errors(&unknown_fields, crd);
-    if let (true, None, Some((first, _))) = (directive == "Strict", &undecoded, strict.first()) {
+    let (first, strict) = strict_errors(&unknown_fields, crd);
+    if let (true, None, false) = (directive == "Strict", &undecoded, strict.is_empty()) {
         // Under Strict the strict errors are the decoder's error (json.go `unmarshal` returns
         // them only when nothing else failed: a value that does not decode wins).
-        let texts: Vec<&str> = strict.iter().map(|(_, t)| t.as_str()).collect();
         undecoded = Some(crate::objects::DecodeError {
-            path: unknown_fields[*first].clone(),
+            path: unknown_fields[first].clone(),
             map_keys: Vec::new(),
             fatal: false,
-            message: format!("strict decoding error: {}", texts.join(", ")),
-            diagnostic: *first,
+            message: format!("strict decoding error: {}", strict.join(", ")),
+            diagnostic: first,
         });
     }
     #[allow(unused_variables)]
@@ -1017,14 +1016,14 @@ fn admission_chain(
 }
 
 /// The strict decoding errors of the request body's unknown fields (`fields`, as the walk met
-/// them), each with its index in `fields`, in the order the apiserver reports them. A built-in
-/// kind's are sigs.k8s.io/json's (`strictError.Error()`: `unknown field` and the
+/// them) in the order the apiserver reports them, and the index in `fields` of the first. A
+/// built-in kind's are sigs.k8s.io/json's (`strictError.Error()`: `unknown field` and the
 /// `strconv.Quote`d path, keys joined by dots, map keys too, list indices in brackets), in the
 /// order the decoder meets them — kubectl sends the keys sorted — and at most 100
 /// (`saveStrictError`). A custom resource's are its pruned fields (apiextensions-apiserver
 /// `schemaCoercingDecoder.Decode`: `unknown field "%s"`, the path unquoted), sorted as strings
 /// (`pruning.PruneWithOptions`: `sort.Strings`).
-fn strict_errors(fields: &[Vec<crate::objects::Seg>], crd: bool) -> Vec<(usize, String)> {
+fn strict_errors(fields: &[Vec<crate::objects::Seg>], crd: bool) -> (usize, Vec<String>) {
     use crate::objects::Seg;
     let mut go = Vec::with_capacity(fields.len());
     for path in fields {
@@ -1050,15 +1049,16 @@ fn strict_errors(fields: &[Vec<crate::objects::Seg>], crd: bool) -> Vec<(usize, 
     if !crd {
         order.truncate(100);
     }
+    let first = order.first().copied().unwrap_or_default();
     let mut out = Vec::with_capacity(order.len());
     for i in order {
         let quoted = match crd {
             true => format!("\"{}\"", go[i]),
             false => crate::library::gostr::quote(&go[i]),
         };
-        out.push((i, format!("unknown field {quoted}")));
+        out.push(format!("unknown field {quoted}"));
     }
-    out
+    (first, out)
 }
 
 /// The response's warnings with the request body's strict decoding errors ([`strict_errors`])
@@ -1066,9 +1066,9 @@ fn strict_errors(fields: &[Vec<crate::objects::Seg>], crd: bool) -> Vec<(usize, 
 /// validation (`fieldValidation=Warn`, `handlers/create.go` / `update.go`
 /// `addStrictDecodingWarnings`) each is a warning. One recorder for both, as in the apiserver:
 /// the admission warnings after them share the 4096-rune budget.
-fn unknown_field_warnings(strict: Vec<(usize, String)>, admission: &[String]) -> Vec<String> {
+fn unknown_field_warnings(strict: Vec<String>, admission: &[String]) -> Vec<String> {
     let mut recorder = crate::admission::decision::WarningRecorder::default();
-    for (_, w) in &strict {
+    for w in &strict {
         recorder.add(w);
     }
     for w in admission {
