@@ -672,12 +672,14 @@ pub fn evaluate_documents(
             diagnostic: first,
         });
     }
+    if invalid.is_some() || undecoded.is_some() {
+        // Nothing was decoded, defaulted or stored.
+        object_changes.retain(|c| c.object != "object");
+    }
     #[allow(unused_variables)]
     let (response, policies, webhooks, kyverno, registry) = match undecoded {
         _ if invalid.is_some() => invalid_options(set, &request, invalid, &mut diagnostics),
         Some(u) => {
-            // Nothing was decoded, defaulted or stored.
-            object_changes.retain(|c| c.object != "object");
             let text = object_source.as_deref().or(object_text.as_deref()).filter(|_| located);
             bad_request(set, &request, (u, at.0, at.1), text, &mut diagnostics)
         }

@@ -1609,6 +1609,8 @@ fn field_validation_invalid_value_is_a_422() {
         );
         assert!(r.response.warnings.is_empty() && r.policies.is_empty(), "{op}");
         assert!(r.diagnostics.iter().any(|d| d.code == "request-rejected"), "{op}");
+        // The body was never read: nothing decoded, defaulted or stored.
+        assert!(r.object_changes.iter().all(|c| c.object != "object"), "{op}");
     }
 }
 
