@@ -32,7 +32,9 @@ pub struct EvaluateInput {
     /// The old object (UPDATE, DELETE): YAML/JSON text or an object.
     pub old_object: Option<Document>,
     /// AdmissionRequest fields (`operation`, `userInfo`, `namespace`, `subResource`, `dryRun`, …);
-    /// whatever is left out is derived as the apiserver fills it.
+    /// whatever is left out is derived as the apiserver fills it. Also `fieldValidation`
+    /// (`Strict`, `Warn`, `Ignore`; absent: the apiserver's `Warn`), the query parameter of a
+    /// CREATE or UPDATE (docs/objects.md §1c).
     pub request: Option<Document>,
     /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
