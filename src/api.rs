@@ -32,7 +32,9 @@ pub struct EvaluateInput {
     /// The old object (UPDATE, DELETE): YAML/JSON text or an object.
     pub old_object: Option<Document>,
     /// AdmissionRequest fields (`operation`, `userInfo`, `namespace`, `subResource`, `dryRun`, …);
-    /// whatever is left out is derived as the apiserver fills it.
+    /// whatever is left out is derived as the apiserver fills it. Also `fieldValidation`
+    /// (`Strict`, `Warn`, `Ignore`; absent: the apiserver's `Warn`), the query parameter of a
+    /// CREATE or UPDATE (docs/objects.md §1c).
     pub request: Option<Document>,
     /// `1.30` … `1.37`; default the newest.
     pub kubernetes_version: Option<String>,
@@ -550,7 +552,13 @@ pub fn evaluate_documents(
     };
     let (object, object_text) = parse(docs.object, "object");
     let (old_object, old_object_text) = parse(docs.old_object, "oldObject");
-    let (request_fields, _) = parse(docs.request, "request");
+    let (mut request_fields, _) = parse(docs.request, "request");
+    // Not an AdmissionRequest field: the query parameter, which the handler decodes into the
+    // options it hands admission (below).
+    let field_validation = match &mut request_fields {
+        Some(Json::Object(m)) => m.remove("fieldValidation"),
+        _ => None,
+    };
     // Given as JSON text, the object's text is that (not a JavaScript object's JSON.stringify).
     let located = object_source.is_some() || object_text.is_some();
     let object_text = object_text.or(texts.object);
@@ -575,8 +583,11 @@ pub fn evaluate_documents(
     let mut object_changes = if full { set.object_changes.clone() } else { Vec::new() };
     // The object's decode error, and where its normalisation diagnostics are.
     let mut undecoded = None;
-    // The request object's unknown fields: the decoder's strict errors, warnings of the response.
+    let mut at = (0, 0);
+    // The request object's unknown fields: the decoder's strict errors (warnings of the
+    // response, or its 400), and whether they are a custom resource's pruned fields.
     let mut unknown_fields: Vec<Vec<crate::objects::Seg>> = Vec::new();
+    let mut crd = false;
     if set.normalize_objects {
         for (value, text, label) in [
             (&mut input.object, object_text.as_deref(), "object"),
@@ -591,27 +602,39 @@ pub fn evaluate_documents(
                 };
                 object_changes.extend(n.changes);
                 if label == "object" {
-                    undecoded = n.decode_error.map(|e| (e, diagnostics.len(), n.diagnostics.len()));
+                    undecoded = n.decode_error;
+                    at = (diagnostics.len(), n.diagnostics.len());
                     unknown_fields = n.unknown_fields;
+                    crd = n.crd;
                 }
                 diagnostics.extend(n.diagnostics);
             }
         }
     }
-    let (request, derived) = derive_request_owned(input, &set.catalog);
+    let (mut request, derived) = derive_request_owned(input, &set.catalog);
+    // `request.fieldValidation` (a query parameter takes any text) into the CreateOptions or
+    // UpdateOptions (handlers/create.go, update.go: `DecodeParameters(values, …, options)`,
+    // then `admission.NewAttributesRecord(…, options, …)`); DeleteOptions have no such field.
+    use crate::admission::request::Operation;
+    if let (Some(v), Some(r)) = (field_validation, &mut request) {
+        let v = match v {
+            Json::String(s) => s,
+            other => other.to_string(),
+        };
+        if let (Some(Json::Object(o)), Operation::Create | Operation::Update, false) =
+            (&mut r.options, r.operation, v.is_empty())
+        {
+            o.insert("fieldValidation".into(), Json::String(v));
+        }
+    }
     diagnostics.extend(derived);
     let kubernetes_version = set.version.to_string();
     // The body of a CREATE or UPDATE that does not decode is rejected (400); any other object
     // is only warned about.
-    use crate::admission::request::Operation;
     let body =
         matches!(&request, Some(r) if matches!(r.operation, Operation::Create | Operation::Update));
     if !body {
         undecoded = None;
-        unknown_fields.clear();
-    }
-    // A body that does not decode is a 400 without the strict errors' warnings.
-    if undecoded.is_some() {
         unknown_fields.clear();
     }
     let Some(mut request) = request else {
@@ -630,19 +653,52 @@ pub fn evaluate_documents(
     };
     // The request as it came (the registry may name it: validating admission sees that name).
     let summary = RequestSummary::new(&request);
-    #[allow(unused_variables)]
-    let (mut response, policies, webhooks, kyverno, registry) = match undecoded {
-        Some(u) => {
-            // Nothing was decoded, defaulted or stored.
-            object_changes.retain(|c| c.object != "object");
-            let text = object_source.as_deref().or(object_text.as_deref()).filter(|_| located);
-            bad_request(set, &request, u, text, &mut diagnostics)
-        }
-        None => admit(set, &mut request, &set.catalog, &mut diagnostics),
+    // The body's field validation (handlers/rest.go `fieldValidation`: absent is Warn), from
+    // the options as the handler decoded them; DeleteOptions have none.
+    let directive = match &request.options {
+        Some(o) if body => o.get("fieldValidation").and_then(Json::as_str).unwrap_or_default(),
+        _ => "",
     };
-    if !unknown_fields.is_empty() {
-        response.warnings = unknown_field_warnings(unknown_fields, &response.warnings);
+    let ignore = directive == "Ignore";
+    let invalid =
+        (!matches!(directive, "" | "Warn" | "Strict" | "Ignore")).then(|| directive.to_string());
+    let (first, strict) = strict_errors(&unknown_fields, crd);
+    if let (true, None, false) = (directive == "Strict", &undecoded, strict.is_empty()) {
+        // Under Strict the strict errors are the decoder's error (json.go `unmarshal` returns
+        // them only when nothing else failed: a value that does not decode wins).
+        undecoded = Some(crate::objects::DecodeError {
+            path: unknown_fields[first].clone(),
+            map_keys: Vec::new(),
+            fatal: false,
+            message: format!("strict decoding error: {}", strict.join(", ")),
+            diagnostic: first,
+        });
     }
+    if invalid.is_some() || undecoded.is_some() {
+        // Nothing was decoded, defaulted or stored.
+        object_changes.retain(|c| c.object != "object");
+    }
+    #[allow(unused_variables)]
+    let (response, policies, webhooks, kyverno, registry) = match undecoded {
+        _ if invalid.is_some() => invalid_options(set, &request, invalid, &mut diagnostics),
+        Some(u) => {
+            let text = object_source.as_deref().or(object_text.as_deref()).filter(|_| located);
+            bad_request(set, &request, (u, at.0, at.1), text, &mut diagnostics)
+        }
+        None => {
+            if !ignore && !strict.is_empty() {
+                // Under Warn (the apiserver's default), what kubectl's own default would get.
+                for d in diagnostics.iter_mut().skip(at.0).take(at.1) {
+                    d.help = "kubectl's default, --validate=strict (fieldValidation=Strict), gets 400 BadRequest".into();
+                }
+            }
+            let mut out = admit(set, &mut request, &set.catalog, &mut diagnostics);
+            if !ignore && !strict.is_empty() {
+                out.0.warnings = unknown_field_warnings(strict, &out.0.warnings);
+            }
+            out
+        }
+    };
     object_changes.extend(registry);
     EvaluateResult {
         response,
@@ -702,25 +758,87 @@ fn bad_request(
         }
     }
     diagnostics.insert(at, d);
-    diagnostics.push(crate::webhook::diagnostics::chain_stopped(
+    let why = "not reached: the request body does not decode (400 BadRequest)";
+    before_admission(
+        set,
         "The apiserver's decoder",
+        why,
+        (message, "BadRequest", 400, Default::default()),
+        diagnostics,
+    )
+}
+
+/// The 422 kube-apiserver answers when the `fieldValidation` parameter of a CREATE or UPDATE is
+/// not one it knows, before the body is read (handlers/create.go, update.go:
+/// `ValidateCreateOptions` / `ValidateUpdateOptions` → `errors.NewInvalid`; apimachinery
+/// `ValidateFieldValidation`: `field.NotSupported` of `""`, `Ignore`, `Strict`, `Warn`).
+#[inline(never)]
+fn invalid_options(
+    set: &PolicySet,
+    r: &AdmissionRequest,
+    value: Option<String>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>, KyvernoOut, Vec<ObjectChange>) {
+    use crate::admission::decision::{StatusCause, StatusDetails};
+    let kind = match r.operation {
+        crate::admission::request::Operation::Create => "CreateOptions",
+        _ => "UpdateOptions",
+    };
+    let value = crate::library::gostr::quote(&value.unwrap_or_default());
+    let body = format!(
+        "Unsupported value: {value}: supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""
+    );
+    let message = format!("{kind}.meta.k8s.io \"\" is invalid: fieldValidation: {body}");
+    diagnostics.push(crate::admission::diagnostics::request_rejected("fieldValidation", &message));
+    let details = StatusDetails {
+        group: "meta.k8s.io".into(),
+        kind: kind.into(),
+        causes: vec![StatusCause {
+            reason: "FieldValueNotSupported",
+            message: body,
+            field: "fieldValidation",
+        }],
+        ..Default::default()
+    };
+    let why = "not reached: the request's options are invalid (422 Invalid)";
+    before_admission(
+        set,
+        "The apiserver's request handler",
+        why,
+        (message, "Invalid", 422, details),
+        diagnostics,
+    )
+}
+
+/// A request the apiserver's handler (`who`: `The apiserver's decoder`, …) rejects before
+/// admission with `status` (message, reason, code, details): no webhook or policy runs, each
+/// `why` (`not reached: …`).
+fn before_admission(
+    set: &PolicySet,
+    who: &str,
+    why: &str,
+    status: (String, &str, u16, crate::admission::decision::StatusDetails),
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (AdmissionResponse, Vec<PolicyTrace>, Vec<WebhookTrace>, KyvernoOut, Vec<ObjectChange>) {
+    diagnostics.push(crate::webhook::diagnostics::chain_stopped(
+        who,
         "mutating admission, the registry, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook and Kyverno",
     ));
     use crate::webhook::dispatcher::not_reached;
     use crate::webhook::types::WebhookKind::{Mutating, Validating};
     let hooks = &set.webhooks.configurations;
-    let why = "not reached: the request body does not decode (400 BadRequest)";
     let mut webhooks = not_reached(hooks, Mutating, why);
     webhooks.extend(not_reached(hooks, Validating, why));
+    let (message, reason, code, details) = status;
     let status = crate::admission::decision::Status {
         kind: "Status",
         api_version: "v1",
         metadata: Default::default(),
         status: "Failure",
         message,
-        reason: "BadRequest".into(),
-        details: Default::default(),
-        code: 400,
+        reason: reason.into(),
+        details,
+        code,
     };
     let response = AdmissionResponse { allowed: false, status: Some(status), ..Default::default() };
     (response, Vec::new(), webhooks, Default::default(), Vec::new())
@@ -901,35 +1019,61 @@ fn admission_chain(
     (response, out.policies, webhooks, registry)
 }
 
-/// The response's warnings with the request body's unknown fields first: the apiserver decodes
-/// the body before admission, and under its default field validation (`fieldValidation=Warn`,
-/// `handlers/create.go` / `update.go` `addStrictDecodingWarnings`) each strict decoding error of
-/// sigs.k8s.io/json is a warning, `unknown field "spec.foo"` (`strictError.Error()`: the path
-/// `strconv.Quote`d, list indices in brackets, map keys after a dot). kubectl sends the object
-/// with its keys sorted, so the decoder meets them in that order. One recorder for both, as in
-/// the apiserver: the admission warnings after them share the 4096-rune budget.
-fn unknown_field_warnings(
-    mut fields: Vec<Vec<crate::objects::Seg>>,
-    admission: &[String],
-) -> Vec<String> {
+/// The strict decoding errors of the request body's unknown fields (`fields`, as the walk met
+/// them) in the order the apiserver reports them, and the index in `fields` of the first. A
+/// built-in kind's are sigs.k8s.io/json's (`strictError.Error()`: `unknown field` and the
+/// `strconv.Quote`d path, keys joined by dots, map keys too, list indices in brackets), in the
+/// order the decoder meets them — kubectl sends the keys sorted — and at most 100
+/// (`saveStrictError`). A custom resource's are its pruned fields (apiextensions-apiserver
+/// `schemaCoercingDecoder.Decode`: `unknown field "%s"`, the path unquoted), sorted as strings
+/// (`pruning.PruneWithOptions`: `sort.Strings`).
+fn strict_errors(fields: &[Vec<crate::objects::Seg>], crd: bool) -> (usize, Vec<String>) {
     use crate::objects::Seg;
-    // Paths order as the decoder meets them: keys sorted, list items in order.
-    vap_eval_cel::sort::sort_by(&mut fields, |a, b| a.cmp(b));
-    let mut recorder = crate::admission::decision::WarningRecorder::default();
-    for path in &fields {
-        let mut go = String::new();
+    let mut go = Vec::with_capacity(fields.len());
+    for path in fields {
+        let mut p = String::new();
         for seg in path {
             match seg {
                 Seg::Key(k) => {
-                    if !go.is_empty() {
-                        go.push('.');
+                    if !p.is_empty() {
+                        p.push('.');
                     }
-                    go.push_str(k);
+                    p.push_str(k);
                 }
-                Seg::Index(i) => go.push_str(&format!("[{i}]")),
+                Seg::Index(i) => p.push_str(&format!("[{i}]")),
             }
         }
-        recorder.add(&format!("unknown field {}", crate::library::gostr::quote(&go)));
+        go.push(p);
+    }
+    let mut order: Vec<usize> = (0..fields.len()).collect();
+    vap_eval_cel::sort::sort_by(&mut order, |&a, &b| match crd {
+        true => go[a].cmp(&go[b]),
+        false => fields[a].cmp(&fields[b]),
+    });
+    if !crd {
+        order.truncate(100);
+    }
+    let first = order.first().copied().unwrap_or_default();
+    let mut out = Vec::with_capacity(order.len());
+    for i in order {
+        let quoted = match crd {
+            true => format!("\"{}\"", go[i]),
+            false => crate::library::gostr::quote(&go[i]),
+        };
+        out.push(format!("unknown field {quoted}"));
+    }
+    (first, out)
+}
+
+/// The response's warnings with the request body's strict decoding errors ([`strict_errors`])
+/// first: the apiserver decodes the body before admission, and under its default field
+/// validation (`fieldValidation=Warn`, `handlers/create.go` / `update.go`
+/// `addStrictDecodingWarnings`) each is a warning. One recorder for both, as in the apiserver:
+/// the admission warnings after them share the 4096-rune budget.
+fn unknown_field_warnings(strict: Vec<String>, admission: &[String]) -> Vec<String> {
+    let mut recorder = crate::admission::decision::WarningRecorder::default();
+    for w in &strict {
+        recorder.add(w);
     }
     for w in admission {
         recorder.add(w);

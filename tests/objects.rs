@@ -1380,3 +1380,284 @@ metadata: {name: default}
     let bad = pod.replace(r#""name": "b""#, r#""name": 3"#);
     assert_eq!(run(Some(&bad), None, "CREATE"), Vec::<String>::new());
 }
+
+/// Manifests for the field-validation tests: a policy that warns on every request (so whether
+/// admission ran shows in the warnings), its binding, the namespace, and a CRD.
+const FIELD_VALIDATION_MANIFESTS: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: warn}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"]}
+  validations:
+  - {expression: "false", message: "always"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: warn}
+spec: {policyName: warn, validationActions: [Warn]}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: default}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              items: {type: array, items: {type: object, properties: {name: {type: string}}}}
+"#;
+
+const POLICY_WARNING: &str =
+    "Validation failed for ValidatingAdmissionPolicy 'warn' with binding 'warn': always";
+
+fn eval_with_request(
+    object: Option<&str>,
+    old: Option<&str>,
+    request: &str,
+) -> vap_eval::api::EvaluateResult {
+    use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests};
+    evaluate(&EvaluateInput {
+        manifests: Manifests::Text(FIELD_VALIDATION_MANIFESTS.into()),
+        object: object.map(|o| Document::Text(o.into())),
+        old_object: old.map(|o| Document::Text(o.into())),
+        request: Some(Document::Text(request.into())),
+        ..Default::default()
+    })
+}
+
+/// `fieldValidation: Strict` makes the body's strict decoding errors the decoder's error: the
+/// create and update handlers answer `transformDecodeError`'s 400 and admission never runs
+/// (k8s.io/apiserver `pkg/endpoints/handlers/create.go` `createHandler`, `update.go`
+/// `UpdateResource`: only `isStrictError && validationDirective == Warn` goes on;
+/// `rest.go` `transformDecodeError`: `<Kind> in version "<v>" cannot be handled as a <Kind>:
+/// <err>`; apimachinery `pkg/runtime/error.go` `strictDecodingError.Error()`:
+/// `strict decoding error: ` and the errors joined by `, `). The errors are sigs.k8s.io/json's
+/// (`internal/golang/encoding/json/kubernetes_patch.go` `strictError.Error()`), in the order the
+/// decoder meets the sorted keys, at most 100 (`saveStrictError`). A value that does not decode
+/// wins (apimachinery `runtime/serializer/json/json.go` `unmarshal`: a fatal error is returned
+/// before the strict ones). DELETE has no body and DeleteOptions no fieldValidation.
+#[test]
+fn field_validation_strict_is_the_decoders_400() {
+    let pod = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+        "zeta": 1, "spec": {"zz": true, "containers": [{"name": "a", "image": "x"},
+        {"name": "b", "image": "y", "bogus": {"x": 1}}], "aa": 2}, "alpha": 3}"#;
+    let clean = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"containers": [{"name": "a", "image": "x"}]}}"#;
+    let want = "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: \
+        unknown field \"alpha\", unknown field \"spec.aa\", unknown field \"spec.containers[1].bogus\", \
+        unknown field \"spec.zz\", unknown field \"zeta\"";
+    for (old, op) in [(None, "CREATE"), (Some(clean), "UPDATE")] {
+        let r = eval_with_request(
+            Some(pod),
+            old,
+            &format!(r#"{{"operation": "{op}", "fieldValidation": "Strict"}}"#),
+        );
+        let status = r.response.status.as_ref().expect("a status");
+        assert_eq!((status.code, status.reason.as_str()), (400, "BadRequest"), "{op}");
+        assert_eq!(status.message, want, "{op}");
+        assert!(r.response.warnings.is_empty() && r.policies.is_empty(), "{op}");
+        let codes: Vec<_> = r.diagnostics.iter().map(|d| (d.severity, d.code)).collect();
+        assert!(codes.contains(&(vap_eval::diagnostic::Severity::Error, "object-unknown-field")));
+        assert!(codes.iter().any(|c| c.1 == "admission-chain-stopped"), "{codes:?}");
+        assert_eq!(r.request.as_ref().map(|q| q.operation.as_str()), Some(op));
+    }
+    // Given in the request's options (an AdmissionRequest's `options`), the same.
+    let r = eval_with_request(
+        Some(pod),
+        None,
+        r#"{"options": {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1", "fieldValidation": "Strict"}}"#,
+    );
+    assert_eq!(r.response.status.as_ref().map(|s| s.message.as_str()), Some(want));
+    // A body without unknown fields goes on to admission.
+    let r = eval_with_request(Some(clean), None, r#"{"fieldValidation": "Strict"}"#);
+    assert_eq!(r.response.warnings, vec![POLICY_WARNING.to_string()]);
+    // A value that does not decode wins over the strict errors.
+    let bad = pod.replace(r#""name": "b""#, r#""name": 3"#);
+    let r = eval_with_request(Some(&bad), None, r#"{"fieldValidation": "Strict"}"#);
+    assert_eq!(
+        r.response.status.map(|s| s.message),
+        Some("Pod in version \"v1\" cannot be handled as a Pod: json: cannot unmarshal number into Go struct field Container.spec.containers.name of type string".into())
+    );
+    // DELETE: no body, no fieldValidation (not even an invalid one is looked at).
+    for fv in ["Strict", "bogus"] {
+        let r = eval_with_request(
+            None,
+            Some(pod),
+            &format!(r#"{{"operation": "DELETE", "fieldValidation": "{fv}"}}"#),
+        );
+        assert!(r.response.allowed, "{fv}");
+        assert_eq!(r.response.warnings, vec![POLICY_WARNING.to_string()], "{fv}");
+    }
+    // At most 100 strict errors.
+    let many: Vec<String> = (0..120).map(|i| format!("\"x{i:03}\": 1")).collect();
+    let big = clean.replacen('{', &format!("{{{}, ", many.join(", ")), 1);
+    let r = eval_with_request(Some(&big), None, r#"{"fieldValidation": "Strict"}"#);
+    let message = r.response.status.map(|s| s.message).unwrap_or_default();
+    assert_eq!(message.matches("unknown field").count(), 100, "{message}");
+    assert!(message.ends_with("unknown field \"x099\""), "{message}");
+    let r = eval_with_request(Some(&big), None, "{}");
+    assert_eq!(r.response.warnings.len(), 101);
+}
+
+/// A custom resource's strict errors are its pruned fields (apiextensions-apiserver
+/// `pkg/apiserver/customresource_handler.go` `schemaCoercingDecoder.Decode`:
+/// `fmt.Errorf("unknown field \"%s\"", unknownField)`, the path not quoted;
+/// `pkg/apiserver/schema/pruning/algorithm.go` `PruneWithOptions`: `sort.Strings` of the paths
+/// built by `schema.UnknownFieldPathOptions`), warnings under Warn, the 400 under Strict.
+#[test]
+fn field_validation_of_a_custom_resource() {
+    let widget = r#"{"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": {"items": [{"name": "a"}, {"name": "b"}, {"name": "c", "x": 1},
+            {"name": "d"}, {"name": "e"}, {"name": "f"}, {"name": "g"}, {"name": "h"},
+            {"name": "i"}, {"name": "j"}, {"name": "k", "x": 1}], "x-y": 1, "q\"": 2}}"#;
+    let fields = [
+        r#"unknown field "spec.items[10].x""#,
+        r#"unknown field "spec.items[2].x""#,
+        r#"unknown field "spec.q"""#,
+        r#"unknown field "spec.x-y""#,
+    ];
+    let r = eval_with_request(Some(widget), None, "{}");
+    let mut want: Vec<String> = fields.iter().map(|s| s.to_string()).collect();
+    want.push(POLICY_WARNING.into());
+    assert_eq!(r.response.warnings, want);
+    let r = eval_with_request(Some(widget), None, r#"{"fieldValidation": "Strict"}"#);
+    let status = r.response.status.expect("a status");
+    assert_eq!((status.code, status.reason.as_str()), (400, "BadRequest"));
+    assert_eq!(
+        status.message,
+        format!(
+            "Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: {}",
+            fields.join(", ")
+        )
+    );
+}
+
+/// `fieldValidation: Ignore` decodes with the non-strict serializer: no strict errors, no
+/// warnings (handlers/create.go: only Warn and Strict take `s.StrictSerializer`). `Warn` and
+/// an empty value are the default (handlers/rest.go `fieldValidation`: `""` is Warn).
+#[test]
+fn field_validation_ignore_and_warn() {
+    let pod = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"containers": [{"name": "a", "image": "x"}], "zz": 1}}"#;
+    let r = eval_with_request(Some(pod), None, r#"{"fieldValidation": "Ignore"}"#);
+    assert_eq!(r.response.warnings, vec![POLICY_WARNING.to_string()]);
+    // The diagnostic stays: the field is dropped all the same.
+    assert!(r.diagnostics.iter().any(|d| d.code == "object-unknown-field"));
+    for request in [r#"{"fieldValidation": "Warn"}"#, r#"{"fieldValidation": ""}"#, "{}"] {
+        let r = eval_with_request(Some(pod), None, request);
+        assert_eq!(
+            r.response.warnings,
+            vec![r#"unknown field "spec.zz""#.to_string(), POLICY_WARNING.to_string()],
+            "{request}"
+        );
+        let d = r.diagnostics.iter().find(|d| d.code == "object-unknown-field").unwrap();
+        assert!(d.help.contains("--validate=strict"), "{}", d.help);
+    }
+}
+
+/// A `fieldValidation` the apiserver does not know (the values are case-sensitive) is a 422
+/// before the body is read (handlers/create.go: `validation.ValidateCreateOptions` →
+/// `errors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "CreateOptions"}, "",
+/// errs)`; update.go likewise with UpdateOptions; apimachinery
+/// `pkg/apis/meta/v1/validation/validation.go` `ValidateFieldValidation`: `field.NotSupported`
+/// with the sorted set `""`, `Ignore`, `Strict`, `Warn`).
+#[test]
+fn field_validation_invalid_value_is_a_422() {
+    let pod = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"containers": [{"name": "a", "image": "x"}]}}"#;
+    for (old, op, kind) in
+        [(None, "CREATE", "CreateOptions"), (Some(pod), "UPDATE", "UpdateOptions")]
+    {
+        let r = eval_with_request(
+            Some(pod),
+            old,
+            &format!(r#"{{"operation": "{op}", "fieldValidation": "strict"}}"#),
+        );
+        let v = serde_json::to_value(&r.response.status).unwrap();
+        let body =
+            r#"Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn""#;
+        assert_eq!(
+            v,
+            json!({
+                "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": format!("{kind}.meta.k8s.io \"\" is invalid: fieldValidation: {body}"),
+                "reason": "Invalid",
+                "details": {"group": "meta.k8s.io", "kind": kind, "causes": [
+                    {"reason": "FieldValueNotSupported", "message": body, "field": "fieldValidation"}
+                ]},
+                "code": 422
+            }),
+            "{op}"
+        );
+        assert!(r.response.warnings.is_empty() && r.policies.is_empty(), "{op}");
+        assert!(r.diagnostics.iter().any(|d| d.code == "request-rejected"), "{op}");
+        // The body was never read: nothing decoded, defaulted or stored.
+        assert!(r.object_changes.iter().all(|c| c.object != "object"), "{op}");
+    }
+}
+
+/// `fieldValidation` is a query parameter: the handler decodes it into the CreateOptions or
+/// UpdateOptions it hands admission, which policies read as `request.options` (k8s.io/apiserver
+/// `handlers/create.go`, `update.go`: `DecodeParameters(values, …, options)`, then
+/// `admission.NewAttributesRecord(…, options, …)`); DeleteOptions have no such field.
+#[test]
+fn field_validation_is_in_the_options() {
+    use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests};
+    let manifests = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: options}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["configmaps"]}
+  validations:
+  - expression: "false"
+    messageExpression: "request.options.kind + ':' + (has(request.options.fieldValidation) ? request.options.fieldValidation : '-')"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: options}
+spec: {policyName: options, validationActions: [Warn]}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: default}
+"#;
+    let cm = r#"{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}"#;
+    let run = |old: Option<&str>, new: Option<&str>, request: &str| {
+        let r = evaluate(&EvaluateInput {
+            manifests: Manifests::Text(manifests.into()),
+            object: new.map(|o| Document::Text(o.into())),
+            old_object: old.map(|o| Document::Text(o.into())),
+            request: Some(Document::Text(request.into())),
+            ..Default::default()
+        });
+        let w = r.response.warnings.first().cloned().unwrap_or_default();
+        w.rsplit(": ").next().unwrap_or_default().to_string()
+    };
+    assert_eq!(run(None, Some(cm), r#"{"fieldValidation": "Strict"}"#), "CreateOptions:Strict");
+    assert_eq!(run(None, Some(cm), r#"{"fieldValidation": ""}"#), "CreateOptions:-");
+    assert_eq!(run(None, Some(cm), "{}"), "CreateOptions:-");
+    let given = r#"{"fieldValidation": "Ignore", "options": {"kind": "UpdateOptions", "fieldValidation": "Warn"}}"#;
+    assert_eq!(run(Some(cm), Some(cm), given), "UpdateOptions:Ignore");
+    assert_eq!(run(Some(cm), None, r#"{"fieldValidation": "Strict"}"#), "DeleteOptions:-");
+}

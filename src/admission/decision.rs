@@ -557,11 +557,19 @@ impl StatusDetails {
     }
 }
 
-/// `metav1.StatusCause` (only `message` is set by the dispatcher).
+/// `metav1.StatusCause` (the dispatcher sets only `message`; `reason` and `field` are absent
+/// when empty, as Go's `omitempty`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct StatusCause {
+    /// The cause's type (`FieldValueNotSupported`, …).
+    #[serde(skip_serializing_if = "str::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "string"))]
+    pub reason: &'static str,
     pub message: String,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "string"))]
+    pub field: &'static str,
 }
 
 /// `reasonToCode`.
@@ -644,7 +652,7 @@ pub fn forbidden_status(d: &DeniedDecision, group: &str, resource: &str, name: &
             name: name.to_string(),
             group: group.to_string(),
             kind: resource.to_string(),
-            causes: vec![StatusCause { message: inner }],
+            causes: vec![StatusCause { reason: "", message: inner, field: "" }],
         },
     }
 }

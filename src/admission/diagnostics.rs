@@ -134,6 +134,12 @@ pub fn request_derived(field: &str, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(Severity::Info, "request-derived", message).with_field(field.to_string())
 }
 
+/// The apiserver rejects the request for its `field` before reading the body (`message`: its
+/// status message); nothing after runs.
+pub fn request_rejected(field: &str, message: &str) -> Diagnostic {
+    Diagnostic::error("request-rejected", message.to_string()).with_field(field.to_string())
+}
+
 /// A request field contradicts another one (e.g. `operation: CREATE` with only `oldObject`).
 pub fn request_inconsistent(field: &str, message: impl Into<String>) -> Diagnostic {
     Diagnostic::warning("request-inconsistent", message).with_field(field.to_string())

@@ -228,6 +228,8 @@ pub struct Normalized {
     /// The paths of the fields the type (or CRD schema) does not declare, as the walk met them:
     /// the decoder's strict errors (`unknown field "…"`).
     pub unknown_fields: Vec<Vec<Seg>>,
+    /// The object is a custom resource (its unknown fields are the pruned ones).
+    pub crd: bool,
 }
 
 /// Normalise `value` (an object with `apiVersion` and `kind`) in place, as the apiserver would
@@ -286,6 +288,7 @@ fn normalize_with(
     let original = if matches!(given, Some(Given::Copy)) { value.clone() } else { Json::Null };
     let model = model::model(version);
     let mut decode_error = None;
+    let mut crd = false;
     let (events, nulls, diagnostics, unknown_fields) =
         if let Some(root) = model.kind(group, ver, &kind) {
             let mut w = gojson::Walk::new(&model, version, label);
@@ -299,6 +302,7 @@ fn normalize_with(
         } else if let Some(schema) = crd::schema_for(crds, group, ver, &kind) {
             let mut w = crd::Walk::new(label);
             w.object(value, schema);
+            crd = true;
             (w.events, Vec::new(), w.diagnostics, w.unknown_fields)
         } else {
             return Normalized::default();
@@ -314,5 +318,5 @@ fn normalize_with(
         }
         None => Vec::new(),
     };
-    Normalized { changes, diagnostics, modelled: true, decode_error, unknown_fields }
+    Normalized { changes, diagnostics, modelled: true, decode_error, unknown_fields, crd }
 }

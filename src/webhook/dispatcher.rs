@@ -163,7 +163,7 @@ fn internal_error(err: &str) -> Status {
             name: String::new(),
             group: String::new(),
             kind: String::new(),
-            causes: vec![StatusCause { message: err.to_string() }],
+            causes: vec![StatusCause { reason: "", message: err.to_string(), field: "" }],
         }
     })
 }

@@ -59,6 +59,11 @@ enum Command {
         /// Evaluate the objects exactly as written, not as the apiserver stores them.
         #[arg(long)]
         objects_as_given: bool,
+        /// The request's fieldValidation (Strict, Warn or Ignore; default the apiserver's,
+        /// Warn): under Strict an unknown field is a 400, as kubectl's default
+        /// --validate=strict gets. Overrides the --request file's.
+        #[arg(long, value_name = "DIRECTIVE")]
+        field_validation: Option<String>,
     },
     /// Type-check the manifests: every diagnostic with its caret; exit code 1 on errors.
     Check {
@@ -136,6 +141,7 @@ pub fn main() -> ExitCode {
             unbound_policies,
             strict_namespaces,
             objects_as_given,
+            field_validation,
         } => {
             let options = PolicySetOptions {
                 kubernetes_version,
@@ -152,7 +158,8 @@ pub fn main() -> ExitCode {
                 objects_as_given,
                 ..Default::default()
             };
-            eval(&manifests, object, old_object, request, &options, output, paint)
+            let docs = (object, old_object, request, field_validation);
+            eval(&manifests, docs, &options, output, paint)
         }
         Command::Check { manifests, kubernetes_version } => {
             check(&manifests, kubernetes_version, paint)
@@ -227,11 +234,12 @@ fn load_manifests(paths: &[PathBuf]) -> Result<SourceMap, String> {
     Ok(map)
 }
 
+/// The object, old object and request files, and `--field-validation`.
+type EvalDocs = (Option<PathBuf>, Option<PathBuf>, Option<PathBuf>, Option<String>);
+
 fn eval(
     manifests: &[PathBuf],
-    object: Option<PathBuf>,
-    old_object: Option<PathBuf>,
-    request: Option<PathBuf>,
+    (object, old_object, request, field_validation): EvalDocs,
     options: &PolicySetOptions,
     output: EvalOutput,
     paint: Paint,
@@ -243,9 +251,27 @@ fn eval(
     };
     let (object, old, req) = (read(&object)?, read(&old_object)?, read(&request)?);
     let doc = |d: &Option<(String, String)>| d.as_ref().map(|(_, t)| Document::Text(t.clone()));
+    let mut request = doc(&req);
+    if let Some(v) = field_validation {
+        // Into the request's fields; a request text that does not read as an object is passed
+        // on as it is, for the library to report.
+        let fields = match &req {
+            None => Ok(serde_json::Value::Null),
+            Some((_, t)) => vap_eval::api::parse_input_text("request", t),
+        };
+        let fields = match fields {
+            Ok(serde_json::Value::Null) => Some(serde_json::Map::new()),
+            Ok(serde_json::Value::Object(m)) => Some(m),
+            _ => None,
+        };
+        if let Some(mut m) = fields {
+            m.insert("fieldValidation".into(), serde_json::Value::String(v));
+            request = Some(Document::Object(serde_json::Value::Object(m)));
+        }
+    }
     let result = evaluate_with(
         &set,
-        &RequestDocuments { object: doc(&object), old_object: doc(&old), request: doc(&req) },
+        &RequestDocuments { object: doc(&object), old_object: doc(&old), request },
     );
     let inputs = [("object", &object), ("oldObject", &old), ("request", &req)];
     let text_of = |name: &str| {

@@ -214,7 +214,8 @@ pub fn eval_text(
             } else {
                 "The request is invalid".to_string()
             };
-            let causes: Vec<String> = d.causes.iter().map(|c| format!(": {}", c.message)).collect();
+            let causes: Vec<String> =
+                d.causes.iter().map(|c| format!("{}: {}", c.field, c.message)).collect();
             let line = match causes.len() {
                 0 => head,
                 1 => format!("{head}: {}", causes[0]),

@@ -201,6 +201,35 @@ fn eval_reads_the_object_from_stdin_and_answers_like_kubectl() {
     assert!(stdout(&o).contains("response:\n  allowed: true\n"), "{}", stdout(&o));
 }
 
+/// `--field-validation` is the request's `fieldValidation` (k8s.io/apiserver
+/// pkg/endpoints/handlers/create.go `createHandler`: `fieldValidation(options.FieldValidation)`,
+/// a strict decoding error is a 400 through `transformDecodeError` unless the directive is Warn;
+/// apimachinery pkg/apis/meta/v1/validation `ValidateFieldValidation` for a value it does not
+/// know). Without it the apiserver's default, Warn: the unknown field is a warning.
+#[test]
+fn eval_field_validation_flag() {
+    let deployment = DEPLOYMENT.replace("replicas: 5", "replicas: 1, bogus: 1");
+    let (policy, namespaces) = (data("kyverno/policy.yaml"), data("native/namespaces.yaml"));
+    let eval = |extra: &[&str]| {
+        let mut args = vec!["eval", "-f", &policy, "-f", &namespaces, "-"];
+        args.extend_from_slice(extra);
+        let o = run(&args, Some(&deployment));
+        (o.status.code(), stdout(&o))
+    };
+    let (code, out) = eval(&[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.starts_with("Warning: unknown field \"spec.bogus\"\n"), "{out}");
+    let (code, out) = eval(&["--field-validation", "Strict"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.starts_with("Error from server (BadRequest): error when creating \"-\": Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: unknown field \"spec.bogus\"\n"), "{out}");
+    let (code, out) = eval(&["--field-validation", "Ignore"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(!out.contains("Warning: unknown field"), "{out}");
+    let (code, out) = eval(&["--field-validation", "strict"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.starts_with("The CreateOptions \"\" is invalid: fieldValidation: Unsupported value: \"strict\": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"\n"), "{out}");
+}
+
 #[test]
 fn check_renders_carets_and_exits_1_on_errors() {
     let dir = std::env::temp_dir().join(format!("vap-eval-check-{}", std::process::id()));
