@@ -103,13 +103,7 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
                     break;
                 }
                 (b'}', Some(keys_start)) => {
-                    let mut map = Map::with_capacity(values.len() - start);
-                    for (k, v) in keys.drain(keys_start..).zip(values.drain(start..)) {
-                        if map.insert(k, v).is_some() {
-                            return None;
-                        }
-                    }
-                    value = Value::Object(map);
+                    value = object(&mut keys, keys_start, &mut values, start, false)?;
                 }
                 (b']', None) => value = Value::Array(values.split_off(start)),
                 _ => return None,
@@ -256,11 +250,8 @@ fn parse_at(text: &str, max_depth: usize) -> Result<Value, (&'static str, usize)
                     break;
                 }
                 (Some(b'}'), Some(keys_start)) => {
-                    let mut map = Map::with_capacity(values.len() - start);
-                    for (k, v) in keys.drain(keys_start..).zip(values.drain(start..)) {
-                        map.insert(k, v);
-                    }
-                    value = Value::Object(map);
+                    let object = object(&mut keys, keys_start, &mut values, start, true);
+                    value = object.unwrap_or_default();
                 }
                 (Some(b']'), None) => value = Value::Array(values.split_off(start)),
                 (Some(_), Some(_)) => return Err(("expected `,` or `}`", i)),
@@ -375,6 +366,28 @@ fn number(text: &str, i: usize) -> Result<(Number, usize), (&'static str, usize)
         Some(n) => Ok((n, j)),
         None => Err(("number out of range", j - 1)),
     }
+}
+
+/// The members `keys[keys_start..]`, `values[start..]` (drained) as an object; when a key
+/// repeats, `None`, or with `last_wins` its last value at its first place (serde_json's map,
+/// and Go's). Both readers' one map building, out of line, so that the map's insertion is
+/// compiled once and inlined here (shared by two callers, it was not, and `read`, the request
+/// path, was ~3 % slower).
+#[inline(never)]
+fn object(
+    keys: &mut Vec<String>,
+    keys_start: usize,
+    values: &mut Vec<Value>,
+    start: usize,
+    last_wins: bool,
+) -> Option<Value> {
+    let mut map = Map::with_capacity(values.len() - start);
+    for (k, v) in keys.drain(keys_start..).zip(values.drain(start..)) {
+        if map.insert(k, v).is_some() && !last_wins {
+            return None;
+        }
+    }
+    Some(Value::Object(map))
 }
 
 fn ws(b: &[u8], mut i: usize) -> usize {
