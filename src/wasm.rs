@@ -369,13 +369,14 @@ fn js_object_json(value: &JsValue) -> Option<(Json, Option<String>)> {
     let text = stringified(value).ok()??;
     match crate::admission::yaml::parse_json_object(&text) {
         Some(json) => Some((json, Some(text))),
-        None => Some((text.parse::<Json>().ok()?, None)),
+        None => Some((vap_eval_json::from_str(&text).ok()?, None)),
     }
 }
 
 /// `JSON.stringify(value)` as UTF-8 (`None` when it gives no text, for a function or a symbol).
-/// A lone surrogate, which `JSON.stringify` escapes (`\ud800`) and serde_json rejects, becomes
-/// U+FFFD, as in a string read directly ([`large_string`]): every reading of a JS string agrees.
+/// A lone surrogate, which `JSON.stringify` escapes (`\ud800`), becomes U+FFFD, as in a string
+/// read directly ([`large_string`]) and as the JSON readers read the escape: every reading of a
+/// JS string agrees, the kept text too.
 fn stringified(value: &JsValue) -> Result<Option<String>, JsValue> {
     let text = JSON::stringify(value)?;
     let Some(text) = large_string(&text) else { return Ok(None) };
@@ -559,8 +560,9 @@ fn json_type(value: &Json) -> &'static str {
 }
 
 /// A JS value as JSON, through `JSON.stringify` (so `undefined` properties are left out and
-/// `toJSON` is honoured) and serde_json, whose nesting limit (128) keeps deep inputs from
-/// exhausting the stack.
+/// `toJSON` is honoured) and `vap_eval_json::from_str`, with serde_json's nesting limit (128),
+/// which keeps deep inputs from exhausting the stack of what reads the value later. Numbers
+/// read as `JSON.parse` and Go read them (the nearest double).
 fn js_to_json(what: &str, value: &JsValue) -> Result<Json, JsError> {
     if value.is_undefined() {
         return Ok(Json::Null);
@@ -575,10 +577,8 @@ fn js_to_json(what: &str, value: &JsValue) -> Result<Json, JsError> {
     let text = text.ok_or_else(|| {
         JsError::new(&format!("{what}: not convertible to JSON: {}", js_type(value)))
     })?;
-    // `FromStr`, not the generic `from_str`: serde_json's one copy of its deserializer, compiled
-    // in serde_json, not another instance in this crate.
-    text.parse::<Json>().map_err(|e| {
-        let message = if e.to_string().starts_with("recursion limit exceeded") {
+    vap_eval_json::from_str(&text).map_err(|e| {
+        let message = if e.message == "recursion limit exceeded" {
             "nested more than 128 levels deep".to_string()
         } else {
             e.to_string()

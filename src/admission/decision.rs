@@ -669,8 +669,8 @@ pub const MAX_WARNING_ITEM_RUNES: usize = 256;
 pub struct WarningRecorder {
     /// Every distinct text added, in order (including dropped ones).
     recorded: Vec<String>,
-    /// The `Warning` header values actually sent, e.g. `299 - "text"`.
-    headers: Vec<String>,
+    /// The texts actually sent (each a `Warning` header, [`warning_header`]), truncated.
+    sent: Vec<String>,
     written: usize,
     truncating: bool,
 }
@@ -691,12 +691,12 @@ impl WarningRecorder {
             text = text.chars().take(MAX_WARNING_ITEM_RUNES).collect();
             runes = MAX_WARNING_ITEM_RUNES;
         }
-        let Some(header) = warning_header(&text) else {
+        if warning_header(&text).is_none() {
             return;
-        };
+        }
         if self.written + runes <= MAX_WARNING_RUNES {
             self.written += runes;
-            self.headers.push(header);
+            self.sent.push(text);
             return;
         }
         if self.truncating {
@@ -704,7 +704,7 @@ impl WarningRecorder {
         }
         self.truncating = true;
         self.written = 0;
-        self.headers.clear();
+        self.sent.clear();
         for t in &self.recorded {
             let mut t: String = t.clone();
             let mut n = t.chars().count();
@@ -715,22 +715,22 @@ impl WarningRecorder {
             if self.written + n > MAX_WARNING_RUNES {
                 break;
             }
-            let Some(h) = warning_header(&t) else {
+            if warning_header(&t).is_none() {
                 continue;
-            };
+            }
             self.written += n;
-            self.headers.push(h);
+            self.sent.push(t);
         }
     }
 
     /// The `Warning` header values, in order.
-    pub fn headers(&self) -> &[String] {
-        &self.headers
+    pub fn headers(&self) -> Vec<String> {
+        self.sent.iter().filter_map(|t| warning_header(t)).collect()
     }
 
-    /// The warning texts as sent (without the `299 - "…"` wrapping, unescaped).
+    /// The warning texts as sent (the headers' texts, not quoted).
     pub fn texts(&self) -> Vec<String> {
-        self.headers.iter().map(|h| unquote_header(h)).collect()
+        self.sent.clone()
     }
 }
 
@@ -740,11 +740,6 @@ pub fn warning_header(text: &str) -> Option<String> {
         return None;
     }
     Some(format!("299 - {}", go_quote(text)))
-}
-
-fn unquote_header(h: &str) -> String {
-    let q = h.strip_prefix("299 - ").unwrap_or(h);
-    serde_json::from_str::<String>(q).unwrap_or_else(|_| q.trim_matches('"').to_string())
 }
 
 #[cfg(test)]
@@ -937,6 +932,14 @@ mod tests {
         w.add("multi\nline");
         w.add("tab\there");
         assert_eq!(w.headers(), &[r#"299 - "a \"q\" \\""#.to_string()]);
+        assert_eq!(w.texts(), ["a \"q\" \\"]);
+        // The texts are the ones sent, not read back from the headers: Go quotes a character it
+        // does not print as `\u00a0` or `\U000f0000` (strconv.Quote), and the second is no JSON
+        // escape (the texts were once the header unquoted as JSON, which kept it escaped).
+        let mut w = WarningRecorder::default();
+        w.add("nb\u{a0}sp \u{f0000} pua");
+        assert_eq!(w.headers(), [r#"299 - "nb\u00a0sp \U000f0000 pua""#]);
+        assert_eq!(w.texts(), ["nb\u{a0}sp \u{f0000} pua"]);
         let mut w = WarningRecorder::default();
         let long = "x".repeat(3000);
         w.add(&long);

@@ -392,7 +392,7 @@ fn apply_rule<'s>(
                 Some(cur) => when == b'e' && empty(Some(cur)),
             };
         if unset {
-            if let Ok(val) = serde_json::from_str::<Json>(value) {
+            if let Ok(val) = vap_eval_json::from_str(value) {
                 let absent = m.insert(key.to_string(), val).is_none();
                 record(w, at, maps, absent);
             }
@@ -847,7 +847,7 @@ fn hpa_behavior(w: &mut Walk, v: &mut Json) {
     if v.pointer("/spec/behavior").is_none() {
         return;
     }
-    let Ok(Json::Object(all)) = serde_json::from_str::<Json>(RULES) else { return };
+    let Ok(Json::Object(all)) = vap_eval_json::from_str(RULES) else { return };
     for (k, rules) in all {
         let Json::Object(d) = rules else { continue };
         for (f, val) in d {

@@ -900,7 +900,7 @@ impl<'m> Walk<'m> {
             let child = plan.child.get(i).copied().flatten();
             if let Some(d) = f.default {
                 if self.unset(m, f) {
-                    if let Ok(value) = serde_json::from_str::<Json>(d) {
+                    if let Ok(value) = vap_eval_json::from_str(d) {
                         let absent = m.insert(f.name.to_string(), value).is_none();
                         self.push_event(Some(f.name), ChangeReason::Default, absent);
                         if i < 128 {

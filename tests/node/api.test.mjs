@@ -433,6 +433,13 @@ test("evaluateExpression: value, type, cost; variables as objects or YAML/JSON t
   assert.equal(evaluateExpression("params.data.max", { params: { data: { max: "5" } } }, { kind: "variable" }).value, "5");
   // Names other than object/oldObject/params/request/namespaceObject are bound as given.
   assert.deepEqual(evaluateExpression("[x, y.a]", { x: "a: 1", y: { a: [1.5] } }, { kind: "variable" }).value, ["a: 1", [1.5]]);
+  // A JS object's doubles are the same doubles in CEL (JSON.stringify's shortest text read back
+  // as JSON.parse and Go's strconv.ParseFloat read it: nearest; serde_json's parse was a bit
+  // off for these two).
+  const doubles = { a: 194063.61382741499, b: 1.2345678901234568e20 };
+  assert.deepEqual(evaluateExpression("[y.a, y.b]", { y: doubles }, { kind: "variable" }).value, [doubles.a, doubles.b]);
+  assert.equal(evaluateExpression("y.a == 194063.61382741499 && y.b == 123456789012345680000.0", { y: doubles }).value, true);
+  assert.equal(evaluateExpression("object.spec.x == 194063.61382741499", { object: { spec: { x: doubles.a } } }).value, true);
   const d = evaluateExpression("duration('90s')", undefined, { kind: "variable" });
   assert.deepEqual([d.value, d.type, d.diagnostics], ["90s", "google.protobuf.Duration", []]);
   // Without a kind any result type is fine (a scratchpad); a validation must be a bool.

@@ -15,8 +15,13 @@
 //! Escapes are read as Go's `encoding/json` reads them (the apiserver's and kubectl's
 //! decoder): a surrogate pair (`\ud83d\ude00`) is one character, and a surrogate escape that
 //! is not half of a pair (`\ud800`) is U+FFFD.
+//!
+//! [`parse`] reads any JSON text, with serde_json's values and error messages: vap-eval's one
+//! JSON text parser besides [`read`] (schema bundles, JavaScript values, literals), so that
+//! serde_json's own text parser is not in the wasm module.
 
 use serde_json::{Map, Number, Value};
+use std::fmt;
 
 /// The value of the JSON `text` (any JSON value, with JSON whitespace around it) when all its
 /// numbers are int64, no object repeats a key and collections nest at most `max_depth` deep;
@@ -98,13 +103,7 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
                     break;
                 }
                 (b'}', Some(keys_start)) => {
-                    let mut map = Map::with_capacity(values.len() - start);
-                    for (k, v) in keys.drain(keys_start..).zip(values.drain(start..)) {
-                        if map.insert(k, v).is_some() {
-                            return None;
-                        }
-                    }
-                    value = Value::Object(map);
+                    value = object(&mut keys, keys_start, &mut values, start, false)?;
                 }
                 (b']', None) => value = Value::Array(values.split_off(start)),
                 _ => return None,
@@ -113,6 +112,282 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
             open.pop();
         }
     }
+}
+
+/// serde_json's nesting limit as [`parse`]'s `max_depth`: a 128th nested collection is an
+/// error ("recursion limit exceeded").
+pub const MAX_DEPTH: usize = 127;
+
+/// A syntax error of [`parse`]: serde_json's message and its location (line and column from
+/// 1, the column in bytes, as serde_json counts them), shown as serde_json shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    pub message: &'static str,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at line {} column {}", self.message, self.line, self.column)
+    }
+}
+
+const EOF_VALUE: &str = "EOF while parsing a value";
+const EOF_LIST: &str = "EOF while parsing a list";
+const EOF_OBJECT: &str = "EOF while parsing an object";
+const EOF_STRING: &str = "EOF while parsing a string";
+
+/// [`parse`] with serde_json's nesting limit ([`MAX_DEPTH`]): `serde_json::from_str::<Value>`.
+pub fn from_str(text: &str) -> Result<Value, Error> {
+    parse(text, MAX_DEPTH)
+}
+
+/// The value of the JSON text `text` as `serde_json::from_str::<Value>` (without its
+/// `float_roundtrip` and `arbitrary_precision` features) reads it, with its error messages and
+/// locations, nesting at most `max_depth` deep; and, where serde_json differs from Go's
+/// `encoding/json` (the apiserver's decoder), as Go reads it:
+/// - a number with a fraction or an exponent, or an integer beyond u64 (or below i64), is the
+///   double nearest to it (`strconv.ParseFloat`, Rust's `str::parse`), where serde_json's
+///   own float parse is sometimes one bit off; beyond the doubles it is an error in both;
+/// - a surrogate escape that is not half of a pair is U+FFFD (serde_json: an error).
+///
+/// An object that repeats a key keeps the last value at the first one's place (serde_json's
+/// `preserve_order` map; Go's maps keep the last value too). No recursion.
+pub fn parse(text: &str, max_depth: usize) -> Result<Value, Error> {
+    parse_at(text, max_depth).map_err(|(message, i)| {
+        // serde_json's position: just after the offending byte, or the end of the text.
+        let at = (i + 1).min(text.len());
+        let b = &text.as_bytes()[..at];
+        let line_start = b.iter().rposition(|&c| c == b'\n').map_or(0, |n| n + 1);
+        let line = 1 + b[..line_start].iter().filter(|&&c| c == b'\n').count();
+        Error { message, line, column: at - line_start }
+    })
+}
+
+/// [`parse`]'s reading; an error is its message and the offset of the offending byte (the
+/// text's length at its end).
+fn parse_at(text: &str, max_depth: usize) -> Result<Value, (&'static str, usize)> {
+    let b = text.as_bytes();
+    let mut scratch = String::new();
+    // As in `read`.
+    let mut values: Vec<Value> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    let mut open: Vec<(usize, Option<usize>)> = Vec::new();
+    let mut i = ws(b, 0);
+    loop {
+        let mut value = match *b.get(i).ok_or((EOF_VALUE, i))? {
+            c @ (b'{' | b'[') => {
+                if open.len() >= max_depth {
+                    return Err(("recursion limit exceeded", i));
+                }
+                let object = c == b'{';
+                i = ws(b, i + 1);
+                match b.get(i) {
+                    None => return Err((if object { EOF_OBJECT } else { EOF_LIST }, i)),
+                    Some(b'}') if object => {
+                        i += 1;
+                        Value::Object(Map::new())
+                    }
+                    Some(b']') if !object => {
+                        i += 1;
+                        Value::Array(Vec::new())
+                    }
+                    Some(_) => {
+                        open.push((values.len(), object.then_some(keys.len())));
+                        if object {
+                            i = member_key(text, i, &mut keys, &mut scratch)?;
+                        }
+                        continue;
+                    }
+                }
+            }
+            b'"' => {
+                let (s, end) =
+                    string(text, i, &mut scratch).ok_or_else(|| string_error(b, i + 1))?;
+                i = end;
+                Value::String(s)
+            }
+            b't' => {
+                i = ident(b, i, b"true")?;
+                Value::Bool(true)
+            }
+            b'f' => {
+                i = ident(b, i, b"false")?;
+                Value::Bool(false)
+            }
+            b'n' => {
+                i = ident(b, i, b"null")?;
+                Value::Null
+            }
+            b'-' | b'0'..=b'9' => {
+                let (n, end) = number(text, i)?;
+                i = end;
+                Value::Number(n)
+            }
+            _ => return Err(("expected value", i)),
+        };
+        // `value` is complete: it ends the text or joins its collection, which may close.
+        loop {
+            i = ws(b, i);
+            let Some(&(start, keys_start)) = open.last() else {
+                return if i == b.len() { Ok(value) } else { Err(("trailing characters", i)) };
+            };
+            values.push(value);
+            match (b.get(i), keys_start) {
+                (None, Some(_)) => return Err((EOF_OBJECT, i)),
+                (None, None) => return Err((EOF_LIST, i)),
+                (Some(b','), _) => {
+                    i = ws(b, i + 1);
+                    match (b.get(i), keys_start) {
+                        (None, _) => return Err((EOF_VALUE, i)),
+                        (Some(b'}'), Some(_)) | (Some(b']'), None) => {
+                            return Err(("trailing comma", i))
+                        }
+                        (Some(_), Some(_)) => i = member_key(text, i, &mut keys, &mut scratch)?,
+                        (Some(_), None) => {}
+                    }
+                    break;
+                }
+                (Some(b'}'), Some(keys_start)) => {
+                    let object = object(&mut keys, keys_start, &mut values, start, true);
+                    value = object.unwrap_or_default();
+                }
+                (Some(b']'), None) => value = Value::Array(values.split_off(start)),
+                (Some(_), Some(_)) => return Err(("expected `,` or `}`", i)),
+                (Some(_), None) => return Err(("expected `,` or `]`", i)),
+            }
+            i += 1;
+            open.pop();
+        }
+    }
+}
+
+/// [`key`] with [`parse`]'s errors; `i` is not the end of the text.
+fn member_key(
+    text: &str,
+    i: usize,
+    keys: &mut Vec<String>,
+    scratch: &mut String,
+) -> Result<usize, (&'static str, usize)> {
+    let b = text.as_bytes();
+    if b[i] != b'"' {
+        return Err(("key must be a string", i));
+    }
+    let (k, end) = string(text, i, scratch).ok_or_else(|| string_error(b, i + 1))?;
+    let j = ws(b, end);
+    match b.get(j) {
+        Some(b':') => {}
+        Some(_) => return Err(("expected `:`", j)),
+        None => return Err((EOF_OBJECT, j)),
+    }
+    keys.push(k);
+    Ok(ws(b, j + 1))
+}
+
+/// Why [`string`] failed on the string whose contents start at `j`.
+fn string_error(b: &[u8], mut j: usize) -> (&'static str, usize) {
+    loop {
+        match b.get(j) {
+            None => return (EOF_STRING, b.len()),
+            Some(b'\\') => match b.get(j + 1) {
+                None => return (EOF_STRING, b.len()),
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => j += 2,
+                Some(b'u') if hex4(b, j + 2).is_some() => j += 6,
+                Some(b'u') if b.len() < j + 6 => return (EOF_STRING, b.len()),
+                Some(b'u') => return ("invalid escape", j + 5),
+                Some(_) => return ("invalid escape", j + 1),
+            },
+            Some(&c) if c < 0x20 => {
+                return ("control character (\\u0000-\\u001F) found while parsing a string", j)
+            }
+            // Not reached: the string ends well.
+            Some(b'"') => return (EOF_STRING, j),
+            Some(_) => j += 1,
+        }
+    }
+}
+
+/// The end of `word` (`true`, `false`, `null`) at `i`.
+fn ident(b: &[u8], i: usize, word: &[u8]) -> Result<usize, (&'static str, usize)> {
+    for (n, &c) in word.iter().enumerate() {
+        match b.get(i + n) {
+            None => return Err((EOF_VALUE, b.len())),
+            Some(&d) if d != c => return Err(("expected ident", i + n)),
+            Some(_) => {}
+        }
+    }
+    Ok(i + word.len())
+}
+
+/// The number at `i` (a `-` or a digit there) as [`parse`] reads it, and its end: an integer
+/// is a u64 or (negative) an i64 where it fits, anything else the nearest double.
+fn number(text: &str, i: usize) -> Result<(Number, usize), (&'static str, usize)> {
+    let b = text.as_bytes();
+    let digits = |mut j: usize| -> Result<usize, (&'static str, usize)> {
+        match b.get(j) {
+            None => return Err((EOF_VALUE, j)),
+            Some(b'0'..=b'9') => {}
+            Some(_) => return Err(("invalid number", j)),
+        }
+        while let Some(b'0'..=b'9') = b.get(j) {
+            j += 1;
+        }
+        Ok(j)
+    };
+    let negative = b[i] == b'-';
+    let first = i + usize::from(negative);
+    let mut j = digits(first)?;
+    if b[first] == b'0' && j > first + 1 {
+        return Err(("invalid number", first + 1)); // a leading zero
+    }
+    let integer = !matches!(b.get(j), Some(b'.' | b'e' | b'E'));
+    if b.get(j) == Some(&b'.') {
+        j = digits(j + 1)?;
+    }
+    if let Some(b'e' | b'E') = b.get(j) {
+        j += 1;
+        if let Some(b'+' | b'-') = b.get(j) {
+            j += 1;
+        }
+        j = digits(j)?;
+    }
+    let s = &text[i..j];
+    if integer {
+        if let Ok(n) = s.parse::<u64>() {
+            return Ok((n.into(), j));
+        }
+        // `-0` is a double, as in serde_json.
+        if let Ok(n @ ..=-1) = s.parse::<i64>() {
+            return Ok((n.into(), j));
+        }
+    }
+    match s.parse::<f64>().ok().and_then(Number::from_f64) {
+        Some(n) => Ok((n, j)),
+        None => Err(("number out of range", j - 1)),
+    }
+}
+
+/// The members `keys[keys_start..]`, `values[start..]` (drained) as an object; when a key
+/// repeats, `None`, or with `last_wins` its last value at its first place (serde_json's map,
+/// and Go's). Both readers' one map building, out of line, so that the map's insertion is
+/// compiled once and inlined here (shared by two callers, it was not, and `read`, the request
+/// path, was ~3 % slower).
+#[inline(never)]
+fn object(
+    keys: &mut Vec<String>,
+    keys_start: usize,
+    values: &mut Vec<Value>,
+    start: usize,
+    last_wins: bool,
+) -> Option<Value> {
+    let mut map = Map::with_capacity(values.len() - start);
+    for (k, v) in keys.drain(keys_start..).zip(values.drain(start..)) {
+        if map.insert(k, v).is_some() && !last_wins {
+            return None;
+        }
+    }
+    Some(Value::Object(map))
 }
 
 fn ws(b: &[u8], mut i: usize) -> usize {
@@ -251,6 +526,220 @@ mod tests {
 
     fn read(text: &str) -> Option<Value> {
         super::read(text, MAX_DEPTH)
+    }
+
+    /// serde_json's reading, which [`super::parse`] keeps except where Go's differs.
+    fn serde(text: &str) -> Result<Value, String> {
+        serde_json::from_str::<Value>(text).map_err(|e| e.to_string())
+    }
+
+    fn parse(text: &str) -> Result<Value, String> {
+        super::from_str(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn parse_reads_as_serde_json() {
+        for text in [
+            r#" {"a": 1, "b": [true, false, null, -5, {"c": "x"}], "d": {}, "e": [],
+            "f": "k:\"q\" \\ \/ \b \f \n \r \t \u00e9 é😀 \ud83d\ude00", "g": [[[]]], "":""} "#,
+            "0",
+            "-0",
+            "-0.0",
+            "0.0",
+            "1.5",
+            "-2.5e-3",
+            "1E3",
+            "1e+3",
+            "1e-0",
+            "0.1",
+            "1e-400",
+            "0e999",
+            "1.7976931348623157e308",
+            "5e-324",
+            "18446744073709551615",
+            "18446744073709551616",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "-18446744073709551616",
+            "9007199254740993",
+            "[1, 1.0, 1e3, 18446744073709551615, -1, 12.75]",
+            "\"\"",
+            "\"\\u0000\\u001f\\u007f\\uffff\"",
+            "\t\r\n [ \t\r\n ] \t\r\n",
+            // A repeated key: the last value at the first one's place.
+            r#"{"a": 1, "b": 2, "a": 3}"#,
+            r#"{"a": {"x": 1}, "a": [2]}"#,
+        ] {
+            let (ours, theirs) = (parse(text), serde(text));
+            assert_eq!(ours, theirs, "{text:?}");
+            assert_eq!(
+                ours.map(|v| v.to_string()),
+                theirs.map(|v| v.to_string()),
+                "{text:?}: member order, number kinds"
+            );
+        }
+        let keys: Vec<_> = parse(r#"{"z": 1, "a": 2, "z": 3}"#)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(keys, ["z", "a"]);
+        // Integers keep serde_json's kinds: u64, i64, else a double (`-0` too).
+        assert!(parse("18446744073709551615").unwrap().is_u64());
+        assert!(parse("-9223372036854775808").unwrap().is_i64());
+        assert!(parse("-0").unwrap().is_f64());
+        assert!(parse("18446744073709551616").unwrap().is_f64());
+    }
+
+    #[test]
+    fn doubles_as_go_reads_them() {
+        // Go's strconv.ParseFloat (and JavaScript's JSON.parse) give the nearest double;
+        // serde_json without `float_roundtrip` is one bit off for these: JSON.stringify's texts
+        // of 1.2345678901234568e20 and 194063.61382741499, and a number of a schema-like size.
+        for (text, nearest, serde_json_reads) in [
+            ("123456789012345680000", 1.2345678901234568e20, 1.2345678901234567e20),
+            ("194063.61382741499", 194063.61382741499, 194063.613827415),
+            ("1.2345678901234567e+25", 1.2345678901234566e25, 1.2345678901234568e25),
+            ("9.812652307351939e-86", 9.812652307351939e-86, 9.81265230735194e-86),
+        ] {
+            assert_eq!(parse(text).unwrap().as_f64(), Some(nearest), "{text}");
+            assert_eq!(serde(text).unwrap().as_f64(), Some(serde_json_reads), "{text}");
+            assert_ne!(nearest.to_bits(), serde_json_reads.to_bits());
+        }
+        // Every double's shortest text (JSON.stringify's, Go's) reads back as that double.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let f = f64::from_bits(x);
+            if !f.is_finite() {
+                continue;
+            }
+            for text in [format!("{f:e}"), format!("{f:?}")] {
+                let v = parse(&text).unwrap().as_f64().unwrap();
+                assert_eq!(v.to_bits(), f.to_bits(), "{text}");
+            }
+        }
+        // Beyond the doubles: an error in both (and in Go's decoder), located after the number
+        // (serde_json locates an exponent too long for it where it stops reading it).
+        for text in ["1e309", "-1e309", "1.7976931348623159e308"] {
+            assert_eq!(parse(text), serde(text), "{text}");
+        }
+        for text in ["1e309", "[1e99999999999]"] {
+            assert!(parse(text).unwrap_err().starts_with("number out of range at line 1"));
+            assert!(serde(text).unwrap_err().starts_with("number out of range at line 1"));
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_as_go_reads_them() {
+        // serde_json rejects a surrogate escape that is not half of a pair; Go's decoder (and
+        // `read`) reads U+FFFD.
+        for (text, go) in [
+            (r#""\ud800""#, "\u{fffd}"),
+            (r#""a\udc00b""#, "a\u{fffd}b"),
+            (r#""\ud83d\u0041""#, "\u{fffd}A"),
+            (r#""\ud83d\ud83d\ude00""#, "\u{fffd}😀"),
+        ] {
+            assert_eq!(parse(text), Ok(json!(go)), "{text}");
+            assert!(serde(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn parse_errors_as_serde_json_reports_them() {
+        for text in [
+            "",
+            "   ",
+            "\n\n  ",
+            "{",
+            "[",
+            "}",
+            "]",
+            "{]",
+            "[}",
+            "{,}",
+            "[,]",
+            "[1,]",
+            "[1,",
+            "[1",
+            "[1 2]",
+            "{\"a\":1,}",
+            "{\"a\":1,",
+            "{\"a\":1",
+            "{\"a\":1 \"b\":2}",
+            "{\"a\" 1}",
+            "{\"a\"",
+            "{\"a\":",
+            "{\"a\":}",
+            "{1: 2}",
+            "{\"a\":1, 2: 3}",
+            "{a: 1}",
+            "{'a': 1}",
+            "\"x",
+            "\"x\\",
+            "\"\\x\"",
+            "\"\\u12\"",
+            "\"\\u12",
+            "\"\\u12zz\"",
+            "\"\\ud83d\\uzzzz\"",
+            "\"\t\"",
+            "[\"a\nb\"]",
+            "tru",
+            "trux",
+            "nul",
+            "nulx",
+            "falsy",
+            "truex",
+            "[true1]",
+            "01",
+            "-01",
+            "00",
+            "-",
+            "-x",
+            "+1",
+            ".5",
+            "1.",
+            "1.x",
+            "1e",
+            "1e+",
+            "1ex",
+            "1.5.5",
+            "{} {}",
+            "{}x",
+            "\u{feff}{}",
+            "NaN",
+            "Infinity",
+            "[1]\u{a0}",
+            "[\u{b}]",
+            "{\n  \"a\": [1,\n    2,,\n  ]\n}",
+            "{\n  \"a\": \"é\" x\n}",
+        ] {
+            let ours = parse(text);
+            assert!(ours.is_err(), "{text:?}");
+            assert_eq!(ours, serde(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn parse_nests_as_deep_as_serde_json() {
+        let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let objects = |n: usize| format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
+        for text in [nested(127), objects(127), nested(128), objects(128), nested(1000)] {
+            assert_eq!(parse(&text), serde(&text));
+        }
+        assert!(parse(&nested(127)).is_ok());
+        assert_eq!(
+            parse(&nested(128)).unwrap_err(),
+            "recursion limit exceeded at line 1 column 128"
+        );
+        // Unclosed, very deep: an error without recursion.
+        assert!(super::parse(&"[".repeat(1_000_000), usize::MAX).is_err());
     }
 
     #[test]

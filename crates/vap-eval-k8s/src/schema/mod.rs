@@ -26,7 +26,7 @@ pub struct SchemaBundle {
 impl SchemaBundle {
     /// Parse a bundle's JSON text (`{kinds, definitions}`).
     pub fn parse(text: &str) -> Result<SchemaBundle, String> {
-        let v: Value = serde_json::from_str(text).map_err(|e| format!("schema bundle: {e}"))?;
+        let v = vap_eval_json::from_str(text).map_err(|e| format!("schema bundle: {e}"))?;
         let Value::Object(mut o) = v else {
             return Err("schema bundle: expected an object".into());
         };
@@ -78,7 +78,7 @@ fn get<T: Clone>(list: &[(String, T)], key: &str) -> Option<T> {
 /// Make `text` (`data/schemas/<minor>.descriptions.json`: definition → property path →
 /// description) the hover descriptions of Kubernetes `minor`.
 pub fn register_descriptions(minor: &str, text: &str) -> Result<(), String> {
-    match serde_json::from_str(text) {
+    match vap_eval_json::from_str(text) {
         Ok(Value::Object(m)) => {
             DESCRIPTIONS.with(|d| put(&mut d.borrow_mut(), minor, Rc::new(m)));
             Ok(())
@@ -216,7 +216,7 @@ fn ref_of(s: &Value) -> Option<&str> {
 /// A JSON literal written as text (parsed by the JSON parser the crate has anyway: smaller in
 /// wasm than `json!`'s expansion).
 pub fn literal(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or(Value::Null)
+    vap_eval_json::from_str(text).unwrap_or(Value::Null)
 }
 
 fn flag(s: &Value, key: &str) -> bool {

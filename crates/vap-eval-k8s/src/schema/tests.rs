@@ -140,3 +140,22 @@ fn bundle_parse_errors() {
     assert_eq!(b.kind("v1/Pod"), Some(json!({"$ref": "P"})));
     assert!(b.definition("#/components/schemas/P").is_some());
 }
+
+/// A bundle that is not JSON is reported with serde_json's message and location (the text is
+/// read by `vap_eval_json::from_str`, serde_json's text parser is not in the wasm module).
+#[test]
+fn bundle_syntax_errors_are_located() {
+    assert_eq!(
+        SchemaBundle::parse("{").unwrap_err(),
+        "schema bundle: EOF while parsing an object at line 1 column 1"
+    );
+    assert_eq!(
+        SchemaBundle::parse("{\"kinds\": {},\n \"definitions\": {\"a\": [1,]}}").unwrap_err(),
+        "schema bundle: trailing comma at line 2 column 26"
+    );
+    assert_eq!(
+        register_descriptions("1.0", "[] x").unwrap_err(),
+        "schema descriptions: trailing characters at line 1 column 4"
+    );
+    assert_eq!(SchemaBundle::parse("[]").unwrap_err(), "schema bundle: expected an object");
+}
