@@ -77,7 +77,7 @@ pub(crate) struct Qual {
 pub(crate) struct Call {
     pub function: Rc<str>,
     /// Candidate overloads, tried in order at runtime.
-    pub overloads: Box<[Rc<Overload>]>,
+    pub overloads: Box<[&'static Overload]>,
     pub args: Box<[Node]>,
     pub loc: Loc,
     /// The Kubernetes estimator knows this function name (decided once, at plan time).
@@ -579,7 +579,7 @@ impl Planner<'_> {
             }
         }
         // Candidates: the checker's overloads, else every overload of this name and shape.
-        let mut overloads: Vec<Rc<Overload>> = Vec::new();
+        let mut overloads: Vec<&'static Overload> = Vec::new();
         if let Some(r) = self.reference(e.id) {
             for id in &r.overload_ids {
                 match self.registry.by_id(id) {
