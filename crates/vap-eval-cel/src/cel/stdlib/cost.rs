@@ -87,7 +87,10 @@ pub fn default_call_cost(overload_id: &str, args: &[Value<'_>]) -> u64 {
 
 /// Kubernetes `CostEstimator.CallCost`, for the functions whose cost does not depend on a
 /// Kubernetes library type. (Library types register their costs with their overloads; `check`
-/// and friends are listed here because the estimator matches them by name.)
+/// and friends are listed here because the estimator matches them by name.) Out of line: only
+/// calls of the names [`k8s_names`] lists reach it, and V8 compiles a wasm function whole on
+/// its first call (bench/README.md, "The first evaluate(), seventh round").
+#[inline(never)]
 pub fn k8s_call_cost(
     function: &str,
     overload_id: &str,
