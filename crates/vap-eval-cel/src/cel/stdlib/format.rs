@@ -8,6 +8,7 @@
 //! - `'%s'.format([[1, 'a']])` // '[1, "a"]'; `'%s'.format([null])` // 'null'
 //! - `'%d'.format([1.5])` // error: error during formatting: decimal clause can only be used on integers, was given double
 
+use super::cost;
 use super::util::{owned, str_arg};
 use super::{Ctx, Fail, Overload, Overload as O, R};
 use crate::cel::value::{format_double, format_duration, format_timestamp, Value};
@@ -281,7 +282,7 @@ fn string_format<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
 
 /// The pre-spec `string.format` (v1).
 pub(crate) static OVERLOADS: &[Overload] =
-    &[O::member("format", "string_format", 2, string_format)];
+    &[O::member("format", "string_format", 2, string_format).with_cost(cost::first_traversal_cost)];
 
 #[cfg(test)]
 mod tests {

@@ -272,9 +272,12 @@ pub(crate) static OVERLOADS: &[Overload] = &[
     O::global("lists.range", "lists_range", 1, range).with_cost(copy_cost),
     O::member("reverse", "list_reverse", 1, reverse).with_cost(copy_cost),
     O::member("distinct", "list_distinct", 1, distinct).with_cost(distinct_cost),
-    O::global("sets.contains", "list_sets_contains_list", 2, sets_contains),
-    O::global("sets.equivalent", "list_sets_equivalent_list", 2, sets_equivalent),
-    O::global("sets.intersects", "list_sets_intersects_list", 2, sets_intersects),
+    O::global("sets.contains", "list_sets_contains_list", 2, sets_contains)
+        .with_cost(super::cost::sets_cost),
+    O::global("sets.equivalent", "list_sets_equivalent_list", 2, sets_equivalent)
+        .with_cost(super::cost::sets_equivalent_cost),
+    O::global("sets.intersects", "list_sets_intersects_list", 2, sets_intersects)
+        .with_cost(super::cost::sets_cost),
     O::global("cel.@mapInsert", "@mapInsert_map_key_value", 3, map_insert_fn),
     O::global("cel.@mapInsert", "@mapInsert_map_map", 2, map_insert_fn),
 ];

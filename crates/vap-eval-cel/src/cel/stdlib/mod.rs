@@ -72,12 +72,13 @@ pub struct Overload {
     /// Number of arguments including the receiver.
     pub arity: usize,
     pub imp: ImplFn,
-    /// `None`: cel-go's default cost for this id (`cost::default_call_cost`).
+    /// `None`: cost 1. The standard library's overloads that cel-go's `costCall` prices by id
+    /// carry those costs here (`cost.rs`); the Kubernetes estimator, by name, comes first.
     pub cost: Option<CostFn>,
 }
 
 impl Overload {
-    /// A global overload with the default cost.
+    /// A global overload without a cost of its own.
     pub const fn global(
         function: &'static str,
         id: &'static str,
@@ -87,7 +88,7 @@ impl Overload {
         Overload { id, function, member: false, arity, imp, cost: None }
     }
 
-    /// A member overload (arity includes the receiver) with the default cost.
+    /// A member overload (arity includes the receiver) without a cost of its own.
     pub const fn member(
         function: &'static str,
         id: &'static str,

@@ -10,6 +10,7 @@
 //! - `['a', 'b'].join('-')` // 'a-b'
 //! - `strings.quote('a"b')` // '"a\"b"'
 
+use super::cost;
 use super::util::{int_arg, owned, str_arg};
 use super::{Ctx, Fail, Overload, Overload as O, R};
 use crate::cel::value::Value;
@@ -277,5 +278,5 @@ pub(crate) static OVERLOADS: &[Overload] = &[
     O::member("substring", "string_substring_int_int", 3, substring),
     O::member("join", "list_join", 1, join),
     O::member("join", "list_join_string", 2, join),
-    O::global("strings.quote", "strings_quote", 1, quote),
+    O::global("strings.quote", "strings_quote", 1, quote).with_cost(cost::first_traversal_cost),
 ];
