@@ -7,7 +7,7 @@ pub mod regex;
 
 /// Helpers the library bindings share.
 pub mod bind {
-    use crate::cel::stdlib::{Fail, Overload, Registry, R};
+    use crate::cel::stdlib::{Fail, R};
     use crate::cel::value::{OpaqueValue, Value};
     use std::rc::Rc;
 
@@ -54,19 +54,5 @@ pub mod bind {
     /// Code points of a string argument (cel-go `actualSize`), 1 for anything else.
     pub fn size(v: &Value<'_>) -> u64 {
         v.cost_size()
-    }
-
-    /// Register an overload with an optional own cost (used when the Kubernetes estimator
-    /// does not price the function by name).
-    pub fn add(
-        r: &mut Registry,
-        function: &'static str,
-        id: &'static str,
-        member: bool,
-        arity: usize,
-        imp: ImplFn,
-        cost: Option<crate::cel::stdlib::CostFn>,
-    ) {
-        r.add(Overload { id, function, member, arity, imp, cost });
     }
 }

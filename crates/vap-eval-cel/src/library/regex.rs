@@ -26,7 +26,7 @@ pub fn declare(d: &mut crate::cel::decls::Declarations) {
 // CEL implementations
 
 use super::bind;
-use crate::cel::stdlib::{Ctx, Registry, R};
+use crate::cel::stdlib::{Ctx, Overload, R};
 use crate::cel::value::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -76,9 +76,9 @@ fn find_all_impl<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     Ok(Value::list(re.find_all(s, n).into_iter().map(Value::string).collect()))
 }
 
-/// Register `find` and `findAll` (costs: apiserver estimator, by name).
-pub fn register(r: &mut Registry) {
-    r.member("find", "string_find_string", 2, find_impl);
-    r.member("findAll", "string_find_all_string", 2, find_all_impl);
-    r.member("findAll", "string_find_all_string_int", 3, find_all_impl);
-}
+/// `find` and `findAll` (costs: apiserver estimator, by name).
+pub static OVERLOADS: &[Overload] = &[
+    Overload::member("find", "string_find_string", 2, find_impl),
+    Overload::member("findAll", "string_find_all_string", 2, find_all_impl),
+    Overload::member("findAll", "string_find_all_string_int", 3, find_all_impl),
+];

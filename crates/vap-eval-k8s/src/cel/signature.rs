@@ -53,6 +53,13 @@ pub fn parse(signature: &str) -> Option<(bool, Vec<Type>, Type)> {
     p.rest().is_empty().then_some((member, params, result))
 }
 
+/// A type in the notation above (`list(string)`, `kubernetes.UserInfo`); `None` if it is not.
+pub fn parse_type(text: &str) -> Option<Type> {
+    let mut p = Parser { s: text, at: 0 };
+    let t = p.ty()?;
+    p.rest().is_empty().then_some(t)
+}
+
 struct Parser<'s> {
     s: &'s str,
     at: usize,

@@ -171,6 +171,11 @@ fn homogeneous_literals(
 
 // ---------------------------------------------------------------------------------------------
 // Literal arguments
+//
+// The parsers a literal argument is checked with are out of line (`#[inline(never)]`, also
+// `check_format_string`): only expressions with such a literal reach them, and V8 compiles a
+// wasm function whole on its first call (bench/README.md, "The first evaluate(), seventh
+// round").
 
 fn literal_arguments(
     ast: &Ast,
@@ -199,6 +204,7 @@ pub const MAX_UNIX_SECONDS: i64 = 253_402_300_799;
 /// Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` with units `ns`, `us`, `µs`,
 /// `μs`, `ms`, `s`, `m`, `h`, or `0`. Returns nanoseconds, `None` where Go reports an error
 /// (including overflow of int64 nanoseconds).
+#[inline(never)]
 pub fn parse_go_duration(s: &str) -> Option<i64> {
     let mut s = s.as_bytes();
     let mut neg = false;
@@ -332,6 +338,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 /// Go's `time.Parse(time.RFC3339, s)` followed by CEL's timestamp range check. Returns (Unix
 /// seconds, nanoseconds). Accepts what Go's general parser accepts for that layout: a 1- or
 /// 2-digit hour, fractional seconds after `.` or `,`, `Z` or `±hh:mm`.
+#[inline(never)]
 pub fn parse_rfc3339(s: &str) -> Option<(i64, u32)> {
     let b = s.as_bytes();
     let mut i = 0usize;
@@ -530,6 +537,7 @@ fn string_format(ast: &Ast, checked: &Checked, issues: &mut Vec<CheckIssue>) {
 
 /// cel-go's `parseFormatString` driven by its static checker: the number of arguments the
 /// format string asks for, or the first error.
+#[inline(never)]
 fn check_format_string<'e>(
     format: &str,
     args: &'e [Expr],

@@ -508,7 +508,7 @@ const SELECTOR_DECLS: &[crate::cel::signature::Row] = &[
 // ---------------------------------------------------------------------------------------------
 // CEL implementations
 
-use crate::cel::stdlib::{Ctx, Fail, Registry, R};
+use crate::cel::stdlib::{Ctx, Fail, Overload, R};
 use crate::cel::value::{OpaqueValue, Value};
 use crate::library::bind::{self, opaque, wrap};
 use crate::library::type_name;
@@ -726,25 +726,25 @@ fn reason<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     Ok(Value::string(decision(&a[0])?.reason.clone()))
 }
 
-/// Register the authorizer implementations (costs: apiserver estimator, by name: `check`
-/// 350,000, builders and accessors 1, selectors by length).
-pub fn register(r: &mut Registry) {
-    r.member("path", "authorizer_path", 2, path);
-    r.member("group", "authorizer_group", 2, group);
-    r.member("serviceAccount", "authorizer_serviceaccount", 3, service_account);
-    r.member("resource", "groupcheck_resource", 2, resource);
-    r.member("subresource", "resourcecheck_subresource", 2, subresource);
-    r.member("namespace", "resourcecheck_namespace", 2, namespace);
-    r.member("name", "resourcecheck_name", 2, name);
-    r.member("check", "pathcheck_check", 2, path_check);
-    r.member("check", "resourcecheck_check", 2, resource_check);
-    r.member("errored", "decision_errored", 1, errored);
-    r.member("error", "decision_error", 1, error);
-    r.member("allowed", "decision_allowed", 1, allowed);
-    r.member("reason", "decision_reason", 1, reason);
-    r.member("fieldSelector", "authorizer_fieldselector", 2, field_selector);
-    r.member("labelSelector", "authorizer_labelselector", 2, label_selector);
-}
+/// The authorizer implementations (costs: apiserver estimator, by name: `check` 350,000,
+/// builders and accessors 1, selectors by length).
+pub static OVERLOADS: &[Overload] = &[
+    Overload::member("path", "authorizer_path", 2, path),
+    Overload::member("group", "authorizer_group", 2, group),
+    Overload::member("serviceAccount", "authorizer_serviceaccount", 3, service_account),
+    Overload::member("resource", "groupcheck_resource", 2, resource),
+    Overload::member("subresource", "resourcecheck_subresource", 2, subresource),
+    Overload::member("namespace", "resourcecheck_namespace", 2, namespace),
+    Overload::member("name", "resourcecheck_name", 2, name),
+    Overload::member("check", "pathcheck_check", 2, path_check),
+    Overload::member("check", "resourcecheck_check", 2, resource_check),
+    Overload::member("errored", "decision_errored", 1, errored),
+    Overload::member("error", "decision_error", 1, error),
+    Overload::member("allowed", "decision_allowed", 1, allowed),
+    Overload::member("reason", "decision_reason", 1, reason),
+    Overload::member("fieldSelector", "authorizer_fieldselector", 2, field_selector),
+    Overload::member("labelSelector", "authorizer_labelselector", 2, label_selector),
+];
 
 #[cfg(test)]
 mod tests {

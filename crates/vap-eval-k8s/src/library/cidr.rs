@@ -177,7 +177,7 @@ const DECLS: &[crate::cel::signature::Row] = &[
 
 use super::bind::{self, opaque, wrap};
 use super::ip::IpValue;
-use crate::cel::stdlib::{Ctx, Fail, Registry, R};
+use crate::cel::stdlib::{Ctx, Fail, Overload, R};
 use crate::cel::value::{OpaqueValue, Value};
 
 /// A `net.CIDR` value.
@@ -251,19 +251,19 @@ fn masked<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     Ok(wrap(CidrValue(cidr_arg(&a[0])?.masked())))
 }
 
-/// Register the CIDR implementations (costs: apiserver estimator, by name).
-pub fn register(r: &mut Registry) {
-    r.global("cidr", "string_to_cidr", 1, cidr_of);
-    r.member("containsIP", "cidr_contains_ip_string", 2, contains_ip_string);
-    r.member("containsIP", "cidr_contains_ip_ip", 2, contains_ip);
-    r.member("containsCIDR", "cidr_contains_cidr_string", 2, contains_cidr_string);
-    r.member("containsCIDR", "cidr_contains_cidr", 2, contains_cidr);
-    r.member("ip", "cidr_ip", 1, cidr_ip);
-    r.member("prefixLength", "cidr_prefix_length", 1, prefix_length);
-    r.member("masked", "cidr_masked", 1, masked);
-    r.global("isCIDR", "is_cidr", 1, is_cidr);
-    r.global("string", "cidr_to_string", 1, cidr_to_string);
-}
+/// The CIDR library's implementations (costs: apiserver estimator, by name).
+pub static OVERLOADS: &[Overload] = &[
+    Overload::global("cidr", "string_to_cidr", 1, cidr_of),
+    Overload::member("containsIP", "cidr_contains_ip_string", 2, contains_ip_string),
+    Overload::member("containsIP", "cidr_contains_ip_ip", 2, contains_ip),
+    Overload::member("containsCIDR", "cidr_contains_cidr_string", 2, contains_cidr_string),
+    Overload::member("containsCIDR", "cidr_contains_cidr", 2, contains_cidr),
+    Overload::member("ip", "cidr_ip", 1, cidr_ip),
+    Overload::member("prefixLength", "cidr_prefix_length", 1, prefix_length),
+    Overload::member("masked", "cidr_masked", 1, masked),
+    Overload::global("isCIDR", "is_cidr", 1, is_cidr),
+    Overload::global("string", "cidr_to_string", 1, cidr_to_string),
+];
 
 #[cfg(test)]
 mod tests {

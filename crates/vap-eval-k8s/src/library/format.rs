@@ -433,7 +433,7 @@ const DECLS: &[crate::cel::signature::Row] = &[
 // CEL implementations
 
 use super::bind::{self, opaque, wrap};
-use crate::cel::stdlib::{Ctx, Registry, R};
+use crate::cel::stdlib::{Ctx, Overload, R};
 use crate::cel::value::{OpaqueValue, Value};
 use std::rc::Rc;
 
@@ -485,14 +485,16 @@ macro_rules! constructors {
         /// Every named format by its `format.named` key (also its constructor's name).
         pub(super) const NAMES: &[(&str, NamedFormat)] = &[$(($name, NamedFormat::$variant)),*];
 
-        fn register_constructors(r: &mut Registry) {
-            $(
-                fn $variant<'a>(_: &mut Ctx, _: &[Value<'a>]) -> R<'a> {
-                    Ok(wrap(FormatValue(NamedFormat::$variant)))
-                }
-                r.global(concat!("format.", $name), concat!("format.", $name), 0, $variant);
-            )*
-        }
+        $(
+            fn $variant<'a>(_: &mut Ctx, _: &[Value<'a>]) -> R<'a> {
+                Ok(wrap(FormatValue(NamedFormat::$variant)))
+            }
+        )*
+
+        /// The constructors `format.<name>()`, in [`NAMES`]' order.
+        pub(super) static OVERLOADS: &[Overload] = &[
+            $(Overload::global(concat!("format.", $name), concat!("format.", $name), 0, $variant)),*
+        ];
     };
 }
 
@@ -514,19 +516,17 @@ mod ctors {
         "date" => Date,
         "datetime" => Datetime,
     }
-    pub(super) fn register(r: &mut Registry) {
-        register_constructors(r)
-    }
 }
 
-/// Register the format implementations (`validate` priced by its own cost function; the
-/// constructors cost 1).
-pub fn register(r: &mut Registry) {
-    let c = Some(validate_cost_fn as crate::cel::stdlib::CostFn);
-    bind::add(r, "validate", "format-validate", true, 2, validate_impl, c);
-    r.global("format.named", "format-named", 1, named);
-    ctors::register(r);
-}
+/// The format implementations (`validate` priced by its own cost function); the constructors
+/// (cost 1) are [`CONSTRUCTORS`].
+pub static OVERLOADS: &[Overload] = &[
+    Overload::member("validate", "format-validate", 2, validate_impl).with_cost(validate_cost_fn),
+    Overload::global("format.named", "format-named", 1, named),
+];
+
+/// The constructors `format.<name>()`, registered after [`OVERLOADS`].
+pub static CONSTRUCTORS: &[Overload] = ctors::OVERLOADS;
 
 #[cfg(test)]
 mod tests {

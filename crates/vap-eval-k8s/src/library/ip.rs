@@ -439,7 +439,7 @@ const DECLS: &[crate::cel::signature::Row] = &[
 // CEL implementations
 
 use super::bind::{self, opaque, wrap};
-use crate::cel::stdlib::{Ctx, Registry, R};
+use crate::cel::stdlib::{Ctx, Overload, R};
 use crate::cel::value::{OpaqueValue, Value};
 
 /// A `net.IP` value.
@@ -502,19 +502,24 @@ fn is_global_unicast<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     predicate(a, Ip::is_global_unicast)
 }
 
-/// Register the IP implementations (costs: apiserver estimator, by name; `string(ip)` 1).
-pub fn register(r: &mut Registry) {
-    r.global("ip", "string_to_ip", 1, ip_of);
-    r.member("family", "ip_family", 1, family);
-    r.global("ip.isCanonical", "ip_is_canonical", 1, ip_is_canonical);
-    r.member("isUnspecified", "ip_is_unspecified", 1, is_unspecified);
-    r.member("isLoopback", "ip_is_loopback", 1, is_loopback);
-    r.member("isLinkLocalMulticast", "ip_is_link_local_multicast", 1, is_link_local_multicast);
-    r.member("isLinkLocalUnicast", "ip_is_link_local_unicast", 1, is_link_local_unicast);
-    r.member("isGlobalUnicast", "ip_is_global_unicast", 1, is_global_unicast);
-    r.global("isIP", "is_ip", 1, is_ip);
-    r.global("string", "ip_to_string", 1, ip_to_string);
-}
+/// The IP implementations (costs: apiserver estimator, by name; `string(ip)` 1).
+pub static OVERLOADS: &[Overload] = &[
+    Overload::global("ip", "string_to_ip", 1, ip_of),
+    Overload::member("family", "ip_family", 1, family),
+    Overload::global("ip.isCanonical", "ip_is_canonical", 1, ip_is_canonical),
+    Overload::member("isUnspecified", "ip_is_unspecified", 1, is_unspecified),
+    Overload::member("isLoopback", "ip_is_loopback", 1, is_loopback),
+    Overload::member(
+        "isLinkLocalMulticast",
+        "ip_is_link_local_multicast",
+        1,
+        is_link_local_multicast,
+    ),
+    Overload::member("isLinkLocalUnicast", "ip_is_link_local_unicast", 1, is_link_local_unicast),
+    Overload::member("isGlobalUnicast", "ip_is_global_unicast", 1, is_global_unicast),
+    Overload::global("isIP", "is_ip", 1, is_ip),
+    Overload::global("string", "ip_to_string", 1, ip_to_string),
+];
 
 #[cfg(test)]
 mod tests {

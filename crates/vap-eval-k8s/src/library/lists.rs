@@ -87,7 +87,7 @@ const DECLS_V1: &[Row] = &[("includes", "list_includes_dyn_dyn", "dyn.(dyn) -> b
 // CEL implementations
 
 use crate::cel::stdlib::cost::traversal_cost;
-use crate::cel::stdlib::{Ctx, Fail, Registry, R};
+use crate::cel::stdlib::{Ctx, Fail, Overload, R};
 use crate::cel::value::{compare, List, Value};
 use std::cmp::Ordering;
 
@@ -217,32 +217,38 @@ fn includes_cost(a: &[Value<'_>], _: Option<&Value<'_>>) -> u64 {
     a.first().map_or(0, traversal_cost)
 }
 
-/// Register the lists implementations (v0 costs: apiserver estimator, by name). The overload ids
-/// are [`DECLS_V0`]'s, so declarations and implementations cannot drift apart.
-pub fn register(r: &mut Registry) {
-    use crate::cel::stdlib::ImplFn;
-    for &(function, id, _) in DECLS_V0 {
-        let (arity, imp): (usize, ImplFn) = match (function, id) {
-            ("isSorted", _) => (1, is_sorted),
-            ("max", _) => (1, max),
-            ("min", _) => (1, min),
-            ("sum", "list_int_sum_int") => (1, sum_int),
-            ("sum", "list_uint_sum_uint") => (1, sum_uint),
-            ("sum", "list_double_sum_double") => (1, sum_double),
-            ("sum", "list_duration_sum_duration") => (1, sum_duration),
-            ("indexOf", _) => (2, index_of),
-            ("lastIndexOf", _) => (2, last_index_of),
-            // Unreachable: tests/library_compatibility.rs checks every declared id has one.
-            _ => continue,
-        };
-        r.member(function, id, arity, imp);
-    }
-    r.add(crate::cel::stdlib::Overload {
-        id: "list_includes_dyn_dyn",
-        function: "includes",
-        member: true,
-        arity: 2,
-        imp: includes,
-        cost: Some(includes_cost),
-    });
-}
+/// The lists implementations: v0 ([`DECLS_V0`]'s ids, in its order; costs: apiserver
+/// estimator, by name), v1's `includes` priced by its own cost function.
+pub static OVERLOADS: &[Overload] = &[
+    Overload::member("isSorted", "list_int_is_sorted_bool", 1, is_sorted),
+    Overload::member("isSorted", "list_uint_is_sorted_bool", 1, is_sorted),
+    Overload::member("isSorted", "list_double_is_sorted_bool", 1, is_sorted),
+    Overload::member("isSorted", "list_bool_is_sorted_bool", 1, is_sorted),
+    Overload::member("isSorted", "list_duration_is_sorted_bool", 1, is_sorted),
+    Overload::member("isSorted", "list_timestamp_is_sorted_bool", 1, is_sorted),
+    Overload::member("isSorted", "list_string_is_sorted_bool", 1, is_sorted),
+    Overload::member("isSorted", "list_bytes_is_sorted_bool", 1, is_sorted),
+    Overload::member("sum", "list_int_sum_int", 1, sum_int),
+    Overload::member("sum", "list_uint_sum_uint", 1, sum_uint),
+    Overload::member("sum", "list_double_sum_double", 1, sum_double),
+    Overload::member("sum", "list_duration_sum_duration", 1, sum_duration),
+    Overload::member("max", "list_int_max_int", 1, max),
+    Overload::member("max", "list_uint_max_uint", 1, max),
+    Overload::member("max", "list_double_max_double", 1, max),
+    Overload::member("max", "list_bool_max_bool", 1, max),
+    Overload::member("max", "list_duration_max_duration", 1, max),
+    Overload::member("max", "list_timestamp_max_timestamp", 1, max),
+    Overload::member("max", "list_string_max_string", 1, max),
+    Overload::member("max", "list_bytes_max_bytes", 1, max),
+    Overload::member("min", "list_int_min_int", 1, min),
+    Overload::member("min", "list_uint_min_uint", 1, min),
+    Overload::member("min", "list_double_min_double", 1, min),
+    Overload::member("min", "list_bool_min_bool", 1, min),
+    Overload::member("min", "list_duration_min_duration", 1, min),
+    Overload::member("min", "list_timestamp_min_timestamp", 1, min),
+    Overload::member("min", "list_string_min_string", 1, min),
+    Overload::member("min", "list_bytes_min_bytes", 1, min),
+    Overload::member("indexOf", "list_a_index_of_int", 2, index_of),
+    Overload::member("lastIndexOf", "list_a_last_index_of_int", 2, last_index_of),
+    Overload::member("includes", "list_includes_dyn_dyn", 2, includes).with_cost(includes_cost),
+];

@@ -36,7 +36,7 @@ pub mod url;
 pub use vap_eval_cel::library::{bind, regex};
 
 use crate::cel::decls::Declarations;
-use crate::cel::stdlib::Registry;
+use crate::cel::stdlib::{Overload, Registry};
 use crate::environment::Features;
 use std::rc::Rc;
 
@@ -87,17 +87,26 @@ pub fn declare(decls: &mut Declarations, features: &Features) {
     }
 }
 
+/// Every library's implementations (all versions: gating happens when checking), in
+/// registration order.
+pub const OVERLOADS: [&[Overload]; 10] = [
+    url::OVERLOADS,
+    regex::OVERLOADS,
+    lists::OVERLOADS,
+    authz::OVERLOADS,
+    quantity::OVERLOADS,
+    ip::OVERLOADS,
+    cidr::OVERLOADS,
+    format::OVERLOADS,
+    format::CONSTRUCTORS,
+    semver::OVERLOADS,
+];
+
 /// Register every library's implementations (all versions: gating happens when checking).
 pub fn register(r: &mut Registry) {
-    url::register(r);
-    regex::register(r);
-    lists::register(r);
-    authz::register(r);
-    quantity::register(r);
-    ip::register(r);
-    cidr::register(r);
-    format::register(r);
-    semver::register(r);
+    for table in OVERLOADS {
+        r.add_all(table);
+    }
 }
 
 /// The standard library, the cel-go extensions and the Kubernetes libraries, built once per

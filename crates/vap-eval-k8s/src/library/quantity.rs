@@ -898,7 +898,7 @@ const DECLS: &[crate::cel::signature::Row] = &[
 // CEL implementations
 
 use super::bind::{self, opaque, wrap};
-use crate::cel::stdlib::{Ctx, Fail, Registry, R};
+use crate::cel::stdlib::{Ctx, Fail, Overload, R};
 use crate::cel::value::{OpaqueValue, Value};
 
 /// A `kubernetes.Quantity` value.
@@ -991,22 +991,22 @@ fn sub_int<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     arith(q(&a[0])?.sub_int(bind::int(&a[1])?))
 }
 
-/// Register the quantity implementations (costs: apiserver estimator, by name).
-pub fn register(r: &mut Registry) {
-    r.global("quantity", "string_to_quantity", 1, quantity_of);
-    r.global("isQuantity", "is_quantity_string", 1, is_quantity);
-    r.global("sign", "quantity_sign", 1, sign);
-    r.member("isGreaterThan", "quantity_is_greater_than", 2, is_greater_than);
-    r.member("isLessThan", "quantity_is_less_than", 2, is_less_than);
-    r.member("compareTo", "quantity_compare_to", 2, compare_to);
-    r.member("asApproximateFloat", "quantity_get_float", 1, as_approximate_float);
-    r.member("asInteger", "quantity_get_int", 1, as_integer);
-    r.member("isInteger", "quantity_is_integer", 1, is_integer);
-    r.member("add", "quantity_add", 2, add);
-    r.member("add", "quantity_add_int", 2, add_int);
-    r.member("sub", "quantity_sub", 2, sub);
-    r.member("sub", "quantity_sub_int", 2, sub_int);
-}
+/// The quantity library's implementations (costs: apiserver estimator, by name).
+pub static OVERLOADS: &[Overload] = &[
+    Overload::global("quantity", "string_to_quantity", 1, quantity_of),
+    Overload::global("isQuantity", "is_quantity_string", 1, is_quantity),
+    Overload::global("sign", "quantity_sign", 1, sign),
+    Overload::member("isGreaterThan", "quantity_is_greater_than", 2, is_greater_than),
+    Overload::member("isLessThan", "quantity_is_less_than", 2, is_less_than),
+    Overload::member("compareTo", "quantity_compare_to", 2, compare_to),
+    Overload::member("asApproximateFloat", "quantity_get_float", 1, as_approximate_float),
+    Overload::member("asInteger", "quantity_get_int", 1, as_integer),
+    Overload::member("isInteger", "quantity_is_integer", 1, is_integer),
+    Overload::member("add", "quantity_add", 2, add),
+    Overload::member("add", "quantity_add_int", 2, add_int),
+    Overload::member("sub", "quantity_sub", 2, sub),
+    Overload::member("sub", "quantity_sub_int", 2, sub_int),
+];
 
 #[cfg(test)]
 mod tests {

@@ -250,7 +250,7 @@ const DECLS: &[crate::cel::signature::Row] = &[
 // CEL implementations
 
 use super::bind::{self, opaque, wrap};
-use crate::cel::stdlib::{Ctx, Fail, Registry, R};
+use crate::cel::stdlib::{Ctx, Fail, Overload, R};
 use crate::cel::value::{OpaqueValue, Value};
 
 /// A `kubernetes.Semver` value.
@@ -325,20 +325,20 @@ fn parse_cost(a: &[Value<'_>], _: Option<&Value<'_>>) -> u64 {
     semver_cost(a.first().map_or(1, bind::size))
 }
 
-/// Register the semver implementations.
-pub fn register(r: &mut Registry) {
-    let c = Some(parse_cost as crate::cel::stdlib::CostFn);
-    bind::add(r, "semver", "string_to_semver", false, 1, semver_of, c);
-    bind::add(r, "isSemver", "is_semver_string", false, 1, is_semver, c);
-    r.member("isGreaterThan", "semver_is_greater_than", 2, is_greater_than);
-    r.member("isLessThan", "semver_is_less_than", 2, is_less_than);
-    r.member("compareTo", "semver_compare_to", 2, compare_to);
-    r.member("major", "semver_major", 1, major);
-    r.member("minor", "semver_minor", 1, minor);
-    r.member("patch", "semver_patch", 1, patch);
-    bind::add(r, "semver", "string_bool_to_semver", false, 2, semver_of, c);
-    bind::add(r, "isSemver", "is_semver_string_bool", false, 2, is_semver, c);
-}
+/// The semver library's implementations (`semver`/`isSemver` priced by their own cost
+/// function, the rest by the apiserver estimator, by name).
+pub static OVERLOADS: &[Overload] = &[
+    Overload::global("semver", "string_to_semver", 1, semver_of).with_cost(parse_cost),
+    Overload::global("isSemver", "is_semver_string", 1, is_semver).with_cost(parse_cost),
+    Overload::member("isGreaterThan", "semver_is_greater_than", 2, is_greater_than),
+    Overload::member("isLessThan", "semver_is_less_than", 2, is_less_than),
+    Overload::member("compareTo", "semver_compare_to", 2, compare_to),
+    Overload::member("major", "semver_major", 1, major),
+    Overload::member("minor", "semver_minor", 1, minor),
+    Overload::member("patch", "semver_patch", 1, patch),
+    Overload::global("semver", "string_bool_to_semver", 2, semver_of).with_cost(parse_cost),
+    Overload::global("isSemver", "is_semver_string_bool", 2, is_semver).with_cost(parse_cost),
+];
 
 #[cfg(test)]
 mod tests {

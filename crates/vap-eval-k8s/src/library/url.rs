@@ -529,7 +529,7 @@ const DECLS: &[crate::cel::signature::Row] = &[
 // CEL implementations
 
 use super::bind::{self, opaque, wrap};
-use crate::cel::stdlib::{Registry, R};
+use crate::cel::stdlib::{Overload, R};
 use crate::cel::value::{Key, OpaqueValue, OwnedMap, Str, Value};
 
 /// A `kubernetes.URL` value.
@@ -587,17 +587,17 @@ fn cel_get_query<'a>(_: &mut crate::cel::stdlib::Ctx, a: &[Value<'a>]) -> R<'a> 
     Ok(Value::map(m))
 }
 
-/// Register the URL implementations (costs: apiserver estimator, by name).
-pub fn register(r: &mut Registry) {
-    r.global("url", "string_to_url", 1, cel_url_of);
-    r.member("getScheme", "url_get_scheme", 1, cel_get_scheme);
-    r.member("getHost", "url_get_host", 1, cel_get_host);
-    r.member("getHostname", "url_get_hostname", 1, cel_get_hostname);
-    r.member("getPort", "url_get_port", 1, cel_get_port);
-    r.member("getEscapedPath", "url_get_escaped_path", 1, cel_get_escaped_path);
-    r.member("getQuery", "url_get_query", 1, cel_get_query);
-    r.global("isURL", "is_url_string", 1, cel_is_url);
-}
+/// The URL library's implementations (costs: apiserver estimator, by name).
+pub static OVERLOADS: &[Overload] = &[
+    Overload::global("url", "string_to_url", 1, cel_url_of),
+    Overload::member("getScheme", "url_get_scheme", 1, cel_get_scheme),
+    Overload::member("getHost", "url_get_host", 1, cel_get_host),
+    Overload::member("getHostname", "url_get_hostname", 1, cel_get_hostname),
+    Overload::member("getPort", "url_get_port", 1, cel_get_port),
+    Overload::member("getEscapedPath", "url_get_escaped_path", 1, cel_get_escaped_path),
+    Overload::member("getQuery", "url_get_query", 1, cel_get_query),
+    Overload::global("isURL", "is_url_string", 1, cel_is_url),
+];
 
 #[cfg(test)]
 mod tests {

@@ -115,80 +115,95 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
                 self.charge(LIST_CREATE_COST, *loc)?;
                 Ok(Value::list(out))
             }
-            Node::Map { entries, loc } => {
-                let mut m = OwnedMap::with_capacity(entries.len());
-                for (k, v, opt) in entries.iter() {
-                    let kv = self.eval(k)?;
-                    let vv = self.eval(v)?;
-                    let key = Key::from_value(&kv).ok_or_else(|| {
-                        err(format!("unsupported key type: {}", kv.type_name()), *loc)
-                    })?;
-                    if has_key(&m, &key) {
-                        return Err(err("Failed with repeated key", *loc));
-                    }
-                    if *opt {
-                        match vv {
-                            Value::Optional(Some(x)) => {
-                                m.insert(key, (*x).clone());
-                            }
-                            Value::Optional(None) => {}
-                            _ => return Err(err("no such overload", *loc)),
-                        }
-                    } else {
-                        m.insert(key, vv);
-                    }
-                }
-                self.charge(MAP_CREATE_COST, *loc)?;
-                Ok(Value::map(m))
-            }
+            Node::Map { entries, loc } => self.map_literal(entries, *loc),
             Node::Fold(f) => self.fold(f),
             Node::AccuAppend { accu, elems, const_list, loc } => {
-                // `@result` (1) + `[elems]` (10 unless constant) + `_+_` (1).
-                let mut vals = Vec::with_capacity(elems.len());
-                for e in elems.iter() {
-                    vals.push(self.eval(e)?);
-                }
-                self.charge(1 + if *const_list { 0 } else { LIST_CREATE_COST } + 1, *loc)?;
-                let slot = *accu as usize;
-                let acc = std::mem::replace(&mut self.locals[slot], Ok(Value::Null))?;
-                match acc {
-                    Value::List(List::Owned(mut rc)) => {
-                        Rc::make_mut(&mut rc).extend(vals);
-                        Ok(Value::List(List::Owned(rc)))
-                    }
-                    Value::List(l) => {
-                        let mut v = l.to_vec();
-                        v.extend(vals);
-                        Ok(Value::list(v))
-                    }
-                    _ => Err(err("no such overload", *loc)),
-                }
+                self.accu_append(*accu, elems, *const_list, *loc)
             }
-            Node::AccuInsert { accu, args, loc } => {
-                let mut vals = Vec::with_capacity(args.len());
-                for e in args.iter() {
-                    vals.push(self.eval(e)?);
-                }
-                self.charge(2, *loc)?;
-                let slot = *accu as usize;
-                let acc = std::mem::replace(&mut self.locals[slot], Ok(Value::Null))?;
-                let mut rc = match acc {
-                    Value::Map(Map::Owned(rc)) => rc,
-                    Value::Map(m) => Rc::new(
-                        m.iter().filter_map(|(k, v)| Some((Key::from_value(&k)?, v))).collect(),
-                    ),
-                    _ => return Err(err("no such overload", *loc)),
-                };
-                let m = Rc::make_mut(&mut rc);
-                crate::cel::stdlib::lists::map_insert(m, &vals).map_err(|f| self.fail(f, *loc))?;
-                Ok(Value::Map(Map::Owned(rc)))
-            }
+            Node::AccuInsert { accu, args, loc } => self.accu_insert(*accu, args, *loc),
             Node::Error(msg, loc) => Err(err(msg.to_string(), *loc)),
             Node::InSet(x, set) => {
                 let v = self.eval(x)?;
                 Ok(Value::Bool(in_set(set, &v)))
             }
         }
+    }
+
+    // The node kinds below are out of line (`#[inline(never)]`, also `fold` and `has`): V8
+    // compiles a wasm function whole on its first call, and an expression without map literals
+    // or comprehensions should not pay for them in `eval` (bench/README.md, "The first
+    // evaluate(), seventh round").
+
+    #[inline(never)]
+    fn map_literal(&mut self, entries: &[(Node, Node, bool)], loc: Loc) -> R<'a> {
+        let mut m = OwnedMap::with_capacity(entries.len());
+        for (k, v, opt) in entries.iter() {
+            let kv = self.eval(k)?;
+            let vv = self.eval(v)?;
+            let key = Key::from_value(&kv)
+                .ok_or_else(|| err(format!("unsupported key type: {}", kv.type_name()), loc))?;
+            if has_key(&m, &key) {
+                return Err(err("Failed with repeated key", loc));
+            }
+            if *opt {
+                match vv {
+                    Value::Optional(Some(x)) => {
+                        m.insert(key, (*x).clone());
+                    }
+                    Value::Optional(None) => {}
+                    _ => return Err(err("no such overload", loc)),
+                }
+            } else {
+                m.insert(key, vv);
+            }
+        }
+        self.charge(MAP_CREATE_COST, loc)?;
+        Ok(Value::map(m))
+    }
+
+    #[inline(never)]
+    fn accu_append(&mut self, accu: u32, elems: &[Node], const_list: bool, loc: Loc) -> R<'a> {
+        // `@result` (1) + `[elems]` (10 unless constant) + `_+_` (1).
+        let mut vals = Vec::with_capacity(elems.len());
+        for e in elems.iter() {
+            vals.push(self.eval(e)?);
+        }
+        self.charge(1 + if const_list { 0 } else { LIST_CREATE_COST } + 1, loc)?;
+        let slot = accu as usize;
+        let acc = std::mem::replace(&mut self.locals[slot], Ok(Value::Null))?;
+        match acc {
+            Value::List(List::Owned(mut rc)) => {
+                Rc::make_mut(&mut rc).extend(vals);
+                Ok(Value::List(List::Owned(rc)))
+            }
+            Value::List(l) => {
+                let mut v = l.to_vec();
+                v.extend(vals);
+                Ok(Value::list(v))
+            }
+            _ => Err(err("no such overload", loc)),
+        }
+    }
+
+    #[inline(never)]
+    fn accu_insert(&mut self, accu: u32, args: &[Node], loc: Loc) -> R<'a> {
+        let mut vals = Vec::with_capacity(args.len());
+        for e in args.iter() {
+            vals.push(self.eval(e)?);
+        }
+        self.charge(2, loc)?;
+        let slot = accu as usize;
+        let acc = std::mem::replace(&mut self.locals[slot], Ok(Value::Null))?;
+        let mut rc = match acc {
+            Value::Map(Map::Owned(rc)) => rc,
+            Value::Map(m) => {
+                Rc::new(m.iter().filter_map(|(k, v)| Some((Key::from_value(&k)?, v))).collect())
+            }
+            _ => return Err(err("no such overload", loc)),
+        };
+        let m = Rc::make_mut(&mut rc);
+        crate::cel::stdlib::lists::map_insert(m, &vals).map_err(|f| self.fail(f, loc))?;
+        Ok(Value::Map(Map::Owned(rc)))
     }
 
     fn fail(&self, f: Fail, loc: Loc) -> E {
@@ -307,6 +322,7 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
         })
     }
 
+    #[inline(never)]
     fn has(&mut self, root: &Root, quals: &[Qual], field: &str, loc: Loc) -> R<'a> {
         let obj = self.attr(root, quals, loc)?;
         let obj = match obj {
@@ -405,6 +421,7 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
         result.map_err(|f| self.fail(f, c.loc))
     }
 
+    #[inline(never)]
     fn fold(&mut self, f: &Fold) -> R<'a> {
         let range = self.eval(&f.range)?;
         let init = self.eval(&f.init)?;

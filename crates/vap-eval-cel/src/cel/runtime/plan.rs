@@ -13,7 +13,7 @@
 //! - `@result + [x]` and `cel.@mapInsert(@result, …)` in comprehension steps append in place.
 
 use super::Reference;
-use crate::cel::ast::{Ast, Expr, ExprKind, Literal, NodeId};
+use crate::cel::ast::{Ast, Comprehension, Expr, ExprKind, Literal, MapEntry, NodeId};
 use crate::cel::stdlib::{Ctx, Fail, Overload, RegexCache, Registry};
 use crate::cel::value::{Key, List, OwnedMap, Str, Value};
 use crate::diagnostic::Span;
@@ -77,7 +77,7 @@ pub(crate) struct Qual {
 pub(crate) struct Call {
     pub function: Rc<str>,
     /// Candidate overloads, tried in order at runtime.
-    pub overloads: Box<[Rc<Overload>]>,
+    pub overloads: Box<[&'static Overload]>,
     pub args: Box<[Node]>,
     pub loc: Loc,
     /// The Kubernetes estimator knows this function name (decided once, at plan time).
@@ -264,86 +264,110 @@ impl Planner<'_> {
                 self.plan_call(e, function, target.as_deref(), args)?
             }
             ExprKind::List { elements, optional_indices } => {
-                let elems = elements.iter().map(|x| self.plan(x)).collect::<Result<Vec<_>, _>>()?;
-                let optional: Vec<bool> =
-                    (0..elems.len()).map(|i| optional_indices.contains(&i)).collect();
-                if optional_indices.is_empty() && elems.iter().all(|n| matches!(n, Node::Const(_)))
-                {
-                    let vals = elems
-                        .into_iter()
-                        .map(|n| match n {
-                            Node::Const(v) => v,
-                            _ => Value::Null,
-                        })
-                        .collect();
-                    Node::Const(Value::list(vals))
-                } else {
-                    Node::List { elems: elems.into(), optional: optional.into(), loc: loc(e) }
-                }
+                self.plan_list(e, elements, optional_indices)?
             }
-            ExprKind::Map { entries } => {
-                let mut planned = Vec::with_capacity(entries.len());
-                for en in entries {
-                    planned.push((self.plan(&en.key)?, self.plan(&en.value)?, en.optional));
-                }
-                let all_const = planned.iter().all(|(k, v, o)| {
-                    !o && matches!(k, Node::Const(_)) && matches!(v, Node::Const(_))
-                });
-                if all_const {
-                    let mut m = OwnedMap::new();
-                    let mut ok = true;
-                    for (k, v, _) in &planned {
-                        if let (Node::Const(k), Node::Const(v)) = (k, v) {
-                            match Key::from_value(k) {
-                                // A repeated key is a runtime error: leave it to the evaluator.
-                                Some(key) if !super::eval::has_key(&m, &key) => {
-                                    m.insert(key, v.clone());
-                                }
-                                _ => ok = false,
-                            }
-                        }
-                    }
-                    if ok {
-                        return Ok(Node::Const(Value::map(m)));
-                    }
-                }
-                Node::Map { entries: planned.into(), loc: loc(e) }
-            }
+            ExprKind::Map { entries } => self.plan_map(e, entries)?,
             ExprKind::Struct { type_name, .. } => {
                 Node::Error(Rc::from(format!("unknown type: {type_name}").as_str()), loc(e))
             }
-            ExprKind::Comprehension(c) => {
-                let range = self.plan(&c.iter_range)?;
-                let accu = self.new_slot();
-                let init = self.plan(&c.accu_init)?;
-                let iter = self.new_slot();
-                let iter2 = c.iter_var2.as_ref().map(|_| self.new_slot());
-                let mark = self.scopes.len();
-                self.scopes.push((c.accu_var.clone(), accu));
-                self.scopes.push((c.iter_var.clone(), iter));
-                if let (Some(v2), Some(s2)) = (&c.iter_var2, iter2) {
-                    self.scopes.push((v2.clone(), s2));
-                }
-                let cond = self.plan(&c.loop_cond)?;
-                let step = self.plan_step(&c.loop_step, &c.accu_var, accu)?;
-                // The result sees only the accumulator (cel-go scopes the iteration variables
-                // to the loop).
-                self.scopes.truncate(mark);
-                self.scopes.push((c.accu_var.clone(), accu));
-                let result = self.plan(&c.result)?;
-                self.scopes.truncate(mark);
-                Node::Fold(Box::new(Fold {
-                    range,
-                    iter,
-                    iter2,
-                    accu,
-                    init,
-                    cond,
-                    step,
-                    result,
-                    loc: loc(e),
-                }))
+            ExprKind::Comprehension(c) => self.plan_comprehension(e, c)?,
+        })
+    }
+
+    // List, map and comprehension planning out of line: the first evaluation compiles them only
+    // when an expression has one (bench/README.md, "The first evaluate(), seventh round").
+
+    #[inline(never)]
+    fn plan_list(
+        &mut self,
+        e: &Expr,
+        elements: &[Expr],
+        optional_indices: &[usize],
+    ) -> Result<Node, PlanError> {
+        Ok({
+            let elems = elements.iter().map(|x| self.plan(x)).collect::<Result<Vec<_>, _>>()?;
+            let optional: Vec<bool> =
+                (0..elems.len()).map(|i| optional_indices.contains(&i)).collect();
+            if optional_indices.is_empty() && elems.iter().all(|n| matches!(n, Node::Const(_))) {
+                let vals = elems
+                    .into_iter()
+                    .map(|n| match n {
+                        Node::Const(v) => v,
+                        _ => Value::Null,
+                    })
+                    .collect();
+                Node::Const(Value::list(vals))
+            } else {
+                Node::List { elems: elems.into(), optional: optional.into(), loc: loc(e) }
             }
+        })
+    }
+
+    #[inline(never)]
+    fn plan_map(&mut self, e: &Expr, entries: &[MapEntry]) -> Result<Node, PlanError> {
+        Ok({
+            let mut planned = Vec::with_capacity(entries.len());
+            for en in entries {
+                planned.push((self.plan(&en.key)?, self.plan(&en.value)?, en.optional));
+            }
+            let all_const = planned
+                .iter()
+                .all(|(k, v, o)| !o && matches!(k, Node::Const(_)) && matches!(v, Node::Const(_)));
+            if all_const {
+                let mut m = OwnedMap::new();
+                let mut ok = true;
+                for (k, v, _) in &planned {
+                    if let (Node::Const(k), Node::Const(v)) = (k, v) {
+                        match Key::from_value(k) {
+                            // A repeated key is a runtime error: leave it to the evaluator.
+                            Some(key) if !super::eval::has_key(&m, &key) => {
+                                m.insert(key, v.clone());
+                            }
+                            _ => ok = false,
+                        }
+                    }
+                }
+                if ok {
+                    return Ok(Node::Const(Value::map(m)));
+                }
+            }
+            Node::Map { entries: planned.into(), loc: loc(e) }
+        })
+    }
+
+    #[inline(never)]
+    fn plan_comprehension(&mut self, e: &Expr, c: &Comprehension) -> Result<Node, PlanError> {
+        Ok({
+            let range = self.plan(&c.iter_range)?;
+            let accu = self.new_slot();
+            let init = self.plan(&c.accu_init)?;
+            let iter = self.new_slot();
+            let iter2 = c.iter_var2.as_ref().map(|_| self.new_slot());
+            let mark = self.scopes.len();
+            self.scopes.push((c.accu_var.clone(), accu));
+            self.scopes.push((c.iter_var.clone(), iter));
+            if let (Some(v2), Some(s2)) = (&c.iter_var2, iter2) {
+                self.scopes.push((v2.clone(), s2));
+            }
+            let cond = self.plan(&c.loop_cond)?;
+            let step = self.plan_step(&c.loop_step, &c.accu_var, accu)?;
+            // The result sees only the accumulator (cel-go scopes the iteration variables
+            // to the loop).
+            self.scopes.truncate(mark);
+            self.scopes.push((c.accu_var.clone(), accu));
+            let result = self.plan(&c.result)?;
+            self.scopes.truncate(mark);
+            Node::Fold(Box::new(Fold {
+                range,
+                iter,
+                iter2,
+                accu,
+                init,
+                cond,
+                step,
+                result,
+                loc: loc(e),
+            }))
         })
     }
 
@@ -579,7 +603,7 @@ impl Planner<'_> {
             }
         }
         // Candidates: the checker's overloads, else every overload of this name and shape.
-        let mut overloads: Vec<Rc<Overload>> = Vec::new();
+        let mut overloads: Vec<&'static Overload> = Vec::new();
         if let Some(r) = self.reference(e.id) {
             for id in &r.overload_ids {
                 match self.registry.by_id(id) {

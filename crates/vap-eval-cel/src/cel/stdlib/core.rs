@@ -11,11 +11,10 @@
 //! - `string(1e6)` // '1e+06'
 //! - `dyn(1) == 1.0` // true (heterogeneous equality); `dyn(1) + 1.0` // error: no such overload
 
-use super::util::{no_such_overload, owned, str_arg};
-use super::{Ctx, Fail, Overload, Registry, R};
-use crate::cel::value::{
-    compare, format_double, format_duration, format_timestamp, List, Str, Value,
-};
+use super::cost;
+use super::util::{owned, str_arg};
+use super::{Ctx, Fail, Overload, Overload as O, R};
+use crate::cel::value::{compare, format_double, format_duration, format_timestamp, List, Value};
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -361,129 +360,134 @@ fn type_of<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     Ok(Value::type_value(a[0].type_name()))
 }
 
-fn string_of<'a>(s: &str) -> Value<'a> {
-    Value::String(Str::Owned(Rc::from(s)))
-}
-
-pub(crate) fn register(r: &mut Registry) {
-    // Arithmetic (cel-go common/overloads ids).
-    for id in [
-        "add_int64",
-        "add_uint64",
-        "add_double",
-        "add_string",
-        "add_bytes",
-        "add_list",
-        "add_timestamp_duration",
-        "add_duration_timestamp",
-        "add_duration_duration",
-    ] {
-        r.global("_+_", id, 2, add);
-    }
-    for id in [
-        "subtract_int64",
-        "subtract_uint64",
-        "subtract_double",
-        "subtract_timestamp_timestamp",
-        "subtract_timestamp_duration",
-        "subtract_duration_duration",
-    ] {
-        r.global("_-_", id, 2, sub);
-    }
-    for id in ["multiply_int64", "multiply_uint64", "multiply_double"] {
-        r.global("_*_", id, 2, mul);
-    }
-    for id in ["divide_int64", "divide_uint64", "divide_double"] {
-        r.global("_/_", id, 2, div);
-    }
-    for id in ["modulo_int64", "modulo_uint64"] {
-        r.global("_%_", id, 2, rem);
-    }
-    for id in ["negate_int64", "negate_double"] {
-        r.global("-_", id, 1, neg);
-    }
-    r.global("!_", "logical_not", 1, not);
-    r.global("_==_", "equals", 2, eq);
-    r.global("_!=_", "not_equals", 2, ne);
-    let kinds = [
-        "bool",
-        "int64",
-        "uint64",
-        "double",
-        "string",
-        "bytes",
-        "timestamp",
-        "duration",
-        "int64_double",
-        "int64_uint64",
-        "uint64_double",
-        "uint64_int64",
-        "double_int64",
-        "double_uint64",
-    ];
-    for (op, prefix, f) in [
-        ("_<_", "less_", lt as super::ImplFn),
-        ("_<=_", "less_equals_", le),
-        ("_>_", "greater_", gt),
-        ("_>=_", "greater_equals_", ge),
-    ] {
-        for k in kinds {
-            let id: &'static str = Box::leak(format!("{prefix}{k}").into_boxed_str());
-            r.global(op, id, 2, f);
-        }
-    }
-    // size
-    for id in ["size_string", "size_bytes", "size_list", "size_map"] {
-        r.global("size", id, 1, size);
-    }
-    for id in ["string_size", "bytes_size", "list_size", "map_size"] {
-        r.member("size", id, 1, size);
-    }
-    r.global("@in", "in_list", 2, in_list);
-    r.global("@in", "in_map", 2, in_map);
-    r.member("contains", "contains_string", 2, contains);
-    r.member("startsWith", "starts_with_string", 2, starts_with);
-    r.member("endsWith", "ends_with_string", 2, ends_with);
-    r.global("matches", "matches", 2, matches);
-    r.member("matches", "matches_string", 2, matches);
-    // Conversions.
-    for id in [
-        "int64_to_int64",
-        "uint64_to_int64",
-        "double_to_int64",
-        "string_to_int64",
-        "timestamp_to_int64",
-        "duration_to_int64",
-    ] {
-        r.global("int", id, 1, to_int);
-    }
-    for id in ["uint64_to_uint64", "int64_to_uint64", "double_to_uint64", "string_to_uint64"] {
-        r.global("uint", id, 1, to_uint);
-    }
-    for id in ["double_to_double", "int64_to_double", "uint64_to_double", "string_to_double"] {
-        r.global("double", id, 1, to_double);
-    }
-    for id in [
-        "string_to_string",
-        "bool_to_string",
-        "int64_to_string",
-        "uint64_to_string",
-        "double_to_string",
-        "bytes_to_string",
-        "timestamp_to_string",
-        "duration_to_string",
-    ] {
-        r.global("string", id, 1, to_string);
-    }
-    for id in ["bytes_to_bytes", "string_to_bytes"] {
-        r.global("bytes", id, 1, to_bytes);
-    }
-    for id in ["bool_to_bool", "string_to_bool"] {
-        r.global("bool", id, 1, to_bool);
-    }
-    r.global("dyn", "to_dyn", 1, dyn_);
-    r.global("type", "type", 1, type_of);
-    let _ = string_of;
-    let _: Option<Overload> = None;
-    let _ = no_such_overload;
-}
+/// The standard library's overloads (cel-go `common/overloads` ids), in registration order.
+pub(crate) static OVERLOADS: &[Overload] = &[
+    O::global("_+_", "add_int64", 2, add),
+    O::global("_+_", "add_uint64", 2, add),
+    O::global("_+_", "add_double", 2, add),
+    O::global("_+_", "add_string", 2, add).with_cost(cost::concat_cost),
+    O::global("_+_", "add_bytes", 2, add).with_cost(cost::concat_cost),
+    O::global("_+_", "add_list", 2, add),
+    O::global("_+_", "add_timestamp_duration", 2, add),
+    O::global("_+_", "add_duration_timestamp", 2, add),
+    O::global("_+_", "add_duration_duration", 2, add),
+    O::global("_-_", "subtract_int64", 2, sub),
+    O::global("_-_", "subtract_uint64", 2, sub),
+    O::global("_-_", "subtract_double", 2, sub),
+    O::global("_-_", "subtract_timestamp_timestamp", 2, sub),
+    O::global("_-_", "subtract_timestamp_duration", 2, sub),
+    O::global("_-_", "subtract_duration_duration", 2, sub),
+    O::global("_*_", "multiply_int64", 2, mul),
+    O::global("_*_", "multiply_uint64", 2, mul),
+    O::global("_*_", "multiply_double", 2, mul),
+    O::global("_/_", "divide_int64", 2, div),
+    O::global("_/_", "divide_uint64", 2, div),
+    O::global("_/_", "divide_double", 2, div),
+    O::global("_%_", "modulo_int64", 2, rem),
+    O::global("_%_", "modulo_uint64", 2, rem),
+    O::global("-_", "negate_int64", 1, neg),
+    O::global("-_", "negate_double", 1, neg),
+    O::global("!_", "logical_not", 1, not),
+    O::global("_==_", "equals", 2, eq).with_cost(cost::compare_cost),
+    O::global("_!=_", "not_equals", 2, ne).with_cost(cost::compare_cost),
+    O::global("_<_", "less_bool", 2, lt),
+    O::global("_<_", "less_int64", 2, lt),
+    O::global("_<_", "less_uint64", 2, lt),
+    O::global("_<_", "less_double", 2, lt),
+    O::global("_<_", "less_string", 2, lt).with_cost(cost::compare_cost),
+    O::global("_<_", "less_bytes", 2, lt).with_cost(cost::compare_cost),
+    O::global("_<_", "less_timestamp", 2, lt),
+    O::global("_<_", "less_duration", 2, lt),
+    O::global("_<_", "less_int64_double", 2, lt),
+    O::global("_<_", "less_int64_uint64", 2, lt),
+    O::global("_<_", "less_uint64_double", 2, lt),
+    O::global("_<_", "less_uint64_int64", 2, lt),
+    O::global("_<_", "less_double_int64", 2, lt),
+    O::global("_<_", "less_double_uint64", 2, lt),
+    O::global("_<=_", "less_equals_bool", 2, le),
+    O::global("_<=_", "less_equals_int64", 2, le),
+    O::global("_<=_", "less_equals_uint64", 2, le),
+    O::global("_<=_", "less_equals_double", 2, le),
+    O::global("_<=_", "less_equals_string", 2, le).with_cost(cost::compare_cost),
+    O::global("_<=_", "less_equals_bytes", 2, le).with_cost(cost::compare_cost),
+    O::global("_<=_", "less_equals_timestamp", 2, le),
+    O::global("_<=_", "less_equals_duration", 2, le),
+    O::global("_<=_", "less_equals_int64_double", 2, le),
+    O::global("_<=_", "less_equals_int64_uint64", 2, le),
+    O::global("_<=_", "less_equals_uint64_double", 2, le),
+    O::global("_<=_", "less_equals_uint64_int64", 2, le),
+    O::global("_<=_", "less_equals_double_int64", 2, le),
+    O::global("_<=_", "less_equals_double_uint64", 2, le),
+    O::global("_>_", "greater_bool", 2, gt),
+    O::global("_>_", "greater_int64", 2, gt),
+    O::global("_>_", "greater_uint64", 2, gt),
+    O::global("_>_", "greater_double", 2, gt),
+    O::global("_>_", "greater_string", 2, gt).with_cost(cost::compare_cost),
+    O::global("_>_", "greater_bytes", 2, gt).with_cost(cost::compare_cost),
+    O::global("_>_", "greater_timestamp", 2, gt),
+    O::global("_>_", "greater_duration", 2, gt),
+    O::global("_>_", "greater_int64_double", 2, gt),
+    O::global("_>_", "greater_int64_uint64", 2, gt),
+    O::global("_>_", "greater_uint64_double", 2, gt),
+    O::global("_>_", "greater_uint64_int64", 2, gt),
+    O::global("_>_", "greater_double_int64", 2, gt),
+    O::global("_>_", "greater_double_uint64", 2, gt),
+    O::global("_>=_", "greater_equals_bool", 2, ge),
+    O::global("_>=_", "greater_equals_int64", 2, ge),
+    O::global("_>=_", "greater_equals_uint64", 2, ge),
+    O::global("_>=_", "greater_equals_double", 2, ge),
+    O::global("_>=_", "greater_equals_string", 2, ge).with_cost(cost::compare_cost),
+    O::global("_>=_", "greater_equals_bytes", 2, ge).with_cost(cost::compare_cost),
+    O::global("_>=_", "greater_equals_timestamp", 2, ge),
+    O::global("_>=_", "greater_equals_duration", 2, ge),
+    O::global("_>=_", "greater_equals_int64_double", 2, ge),
+    O::global("_>=_", "greater_equals_int64_uint64", 2, ge),
+    O::global("_>=_", "greater_equals_uint64_double", 2, ge),
+    O::global("_>=_", "greater_equals_uint64_int64", 2, ge),
+    O::global("_>=_", "greater_equals_double_int64", 2, ge),
+    O::global("_>=_", "greater_equals_double_uint64", 2, ge),
+    O::global("size", "size_string", 1, size),
+    O::global("size", "size_bytes", 1, size),
+    O::global("size", "size_list", 1, size),
+    O::global("size", "size_map", 1, size),
+    O::member("size", "string_size", 1, size),
+    O::member("size", "bytes_size", 1, size),
+    O::member("size", "list_size", 1, size),
+    O::member("size", "map_size", 1, size),
+    O::global("@in", "in_list", 2, in_list).with_cost(cost::in_list_cost),
+    O::global("@in", "in_map", 2, in_map),
+    O::member("contains", "contains_string", 2, contains).with_cost(cost::contains_cost),
+    O::member("startsWith", "starts_with_string", 2, starts_with)
+        .with_cost(cost::first_traversal_cost),
+    O::member("endsWith", "ends_with_string", 2, ends_with).with_cost(cost::first_traversal_cost),
+    O::global("matches", "matches", 2, matches).with_cost(cost::matches_cost),
+    O::member("matches", "matches_string", 2, matches).with_cost(cost::matches_cost),
+    O::global("int", "int64_to_int64", 1, to_int),
+    O::global("int", "uint64_to_int64", 1, to_int),
+    O::global("int", "double_to_int64", 1, to_int),
+    O::global("int", "string_to_int64", 1, to_int),
+    O::global("int", "timestamp_to_int64", 1, to_int),
+    O::global("int", "duration_to_int64", 1, to_int),
+    O::global("uint", "uint64_to_uint64", 1, to_uint),
+    O::global("uint", "int64_to_uint64", 1, to_uint),
+    O::global("uint", "double_to_uint64", 1, to_uint),
+    O::global("uint", "string_to_uint64", 1, to_uint),
+    O::global("double", "double_to_double", 1, to_double),
+    O::global("double", "int64_to_double", 1, to_double),
+    O::global("double", "uint64_to_double", 1, to_double),
+    O::global("double", "string_to_double", 1, to_double),
+    O::global("string", "string_to_string", 1, to_string),
+    O::global("string", "bool_to_string", 1, to_string),
+    O::global("string", "int64_to_string", 1, to_string),
+    O::global("string", "uint64_to_string", 1, to_string),
+    O::global("string", "double_to_string", 1, to_string),
+    O::global("string", "bytes_to_string", 1, to_string).with_cost(cost::first_traversal_cost),
+    O::global("string", "timestamp_to_string", 1, to_string),
+    O::global("string", "duration_to_string", 1, to_string),
+    O::global("bytes", "bytes_to_bytes", 1, to_bytes),
+    O::global("bytes", "string_to_bytes", 1, to_bytes).with_cost(cost::first_traversal_cost),
+    O::global("bool", "bool_to_bool", 1, to_bool),
+    O::global("bool", "string_to_bool", 1, to_bool),
+    O::global("dyn", "to_dyn", 1, dyn_),
+    O::global("type", "type", 1, type_of),
+];

@@ -8,8 +8,9 @@
 //! - `'%s'.format([[1, 'a']])` // '[1, "a"]'; `'%s'.format([null])` // 'null'
 //! - `'%d'.format([1.5])` // error: error during formatting: decimal clause can only be used on integers, was given double
 
+use super::cost;
 use super::util::{owned, str_arg};
-use super::{Ctx, Fail, Registry, R};
+use super::{Ctx, Fail, Overload, Overload as O, R};
 use crate::cel::value::{format_double, format_duration, format_timestamp, Value};
 
 /// The type string.format's errors name: the CEL type name, except "opaque" for library values.
@@ -279,9 +280,9 @@ fn string_format<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     format(f, &args).map(owned).map_err(|e| Fail::msg(format!("error during formatting: {e}")))
 }
 
-pub(crate) fn register(r: &mut Registry) {
-    r.member("format", "string_format", 2, string_format);
-}
+/// The pre-spec `string.format` (v1).
+pub(crate) static OVERLOADS: &[Overload] =
+    &[O::member("format", "string_format", 2, string_format).with_cost(cost::first_traversal_cost)];
 
 #[cfg(test)]
 mod tests {

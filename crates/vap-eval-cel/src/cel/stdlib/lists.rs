@@ -9,7 +9,7 @@
 //! - `{'a': 1}.transformMapEntry(k, v, {k: v})` with a repeated key // error: insert failed: key a already exists
 
 use super::util::int_arg;
-use super::{Ctx, Fail, Registry, R};
+use super::{Ctx, Fail, Overload, Overload as O, R};
 use crate::cel::value::{compare, Key, List, OwnedMap, Value};
 use std::cmp::Ordering;
 
@@ -235,42 +235,49 @@ fn distinct_cost(args: &[Value<'_>], _: Option<&Value<'_>>) -> u64 {
     11u64.saturating_add((factor * n).ceil() as u64)
 }
 
-/// Element types `sort` and `@sortByAssociatedKeys` have overloads for (cel-go
-/// `comparableTypes`, named by `TypeName()`).
-const SORTABLE: [(&str, &str); 8] = [
-    ("list_int_sort", "list_int_sortByAssociatedKeys"),
-    ("list_uint_sort", "list_uint_sortByAssociatedKeys"),
-    ("list_double_sort", "list_double_sortByAssociatedKeys"),
-    ("list_bool_sort", "list_bool_sortByAssociatedKeys"),
-    ("list_string_sort", "list_string_sortByAssociatedKeys"),
-    ("list_bytes_sort", "list_bytes_sortByAssociatedKeys"),
-    ("list_google.protobuf.Duration_sort", "list_google.protobuf.Duration_sortByAssociatedKeys"),
-    ("list_google.protobuf.Timestamp_sort", "list_google.protobuf.Timestamp_sortByAssociatedKeys"),
+/// cel-go ext lists (v3), sets and the two-variable comprehensions' helper, in registration
+/// order.
+pub(crate) static OVERLOADS: &[Overload] = &[
+    O::member("slice", "list_slice", 3, slice).with_cost(copy_cost),
+    O::member("flatten", "list_flatten", 1, flatten).with_cost(flatten_cost),
+    O::member("flatten", "list_flatten_int", 2, flatten).with_cost(flatten_cost),
+    // `sort` and `@sortByAssociatedKeys` for each element type cel-go sorts (`comparableTypes`,
+    // named by `TypeName()`).
+    O::member("sort", "list_int_sort", 1, sort),
+    O::member("@sortByAssociatedKeys", "list_int_sortByAssociatedKeys", 2, sort_by_keys),
+    O::member("sort", "list_uint_sort", 1, sort),
+    O::member("@sortByAssociatedKeys", "list_uint_sortByAssociatedKeys", 2, sort_by_keys),
+    O::member("sort", "list_double_sort", 1, sort),
+    O::member("@sortByAssociatedKeys", "list_double_sortByAssociatedKeys", 2, sort_by_keys),
+    O::member("sort", "list_bool_sort", 1, sort),
+    O::member("@sortByAssociatedKeys", "list_bool_sortByAssociatedKeys", 2, sort_by_keys),
+    O::member("sort", "list_string_sort", 1, sort),
+    O::member("@sortByAssociatedKeys", "list_string_sortByAssociatedKeys", 2, sort_by_keys),
+    O::member("sort", "list_bytes_sort", 1, sort),
+    O::member("@sortByAssociatedKeys", "list_bytes_sortByAssociatedKeys", 2, sort_by_keys),
+    O::member("sort", "list_google.protobuf.Duration_sort", 1, sort),
+    O::member(
+        "@sortByAssociatedKeys",
+        "list_google.protobuf.Duration_sortByAssociatedKeys",
+        2,
+        sort_by_keys,
+    ),
+    O::member("sort", "list_google.protobuf.Timestamp_sort", 1, sort),
+    O::member(
+        "@sortByAssociatedKeys",
+        "list_google.protobuf.Timestamp_sortByAssociatedKeys",
+        2,
+        sort_by_keys,
+    ),
+    O::global("lists.range", "lists_range", 1, range).with_cost(copy_cost),
+    O::member("reverse", "list_reverse", 1, reverse).with_cost(copy_cost),
+    O::member("distinct", "list_distinct", 1, distinct).with_cost(distinct_cost),
+    O::global("sets.contains", "list_sets_contains_list", 2, sets_contains)
+        .with_cost(super::cost::sets_cost),
+    O::global("sets.equivalent", "list_sets_equivalent_list", 2, sets_equivalent)
+        .with_cost(super::cost::sets_equivalent_cost),
+    O::global("sets.intersects", "list_sets_intersects_list", 2, sets_intersects)
+        .with_cost(super::cost::sets_cost),
+    O::global("cel.@mapInsert", "@mapInsert_map_key_value", 3, map_insert_fn),
+    O::global("cel.@mapInsert", "@mapInsert_map_map", 2, map_insert_fn),
 ];
-
-pub(crate) fn register(r: &mut Registry) {
-    let with_cost = |r: &mut Registry,
-                     f: &'static str,
-                     id: &'static str,
-                     member: bool,
-                     arity: usize,
-                     imp: super::ImplFn,
-                     cost: super::CostFn| {
-        r.add(super::Overload { id, function: f, member, arity, imp, cost: Some(cost) })
-    };
-    with_cost(r, "slice", "list_slice", true, 3, slice, copy_cost);
-    with_cost(r, "flatten", "list_flatten", true, 1, flatten, flatten_cost);
-    with_cost(r, "flatten", "list_flatten_int", true, 2, flatten, flatten_cost);
-    for (sort_id, keys_id) in SORTABLE {
-        r.member("sort", sort_id, 1, sort);
-        r.member("@sortByAssociatedKeys", keys_id, 2, sort_by_keys);
-    }
-    with_cost(r, "lists.range", "lists_range", false, 1, range, copy_cost);
-    with_cost(r, "reverse", "list_reverse", true, 1, reverse, copy_cost);
-    with_cost(r, "distinct", "list_distinct", true, 1, distinct, distinct_cost);
-    r.global("sets.contains", "list_sets_contains_list", 2, sets_contains);
-    r.global("sets.equivalent", "list_sets_equivalent_list", 2, sets_equivalent);
-    r.global("sets.intersects", "list_sets_intersects_list", 2, sets_intersects);
-    r.global("cel.@mapInsert", "@mapInsert_map_key_value", 3, map_insert_fn);
-    r.global("cel.@mapInsert", "@mapInsert_map_map", 2, map_insert_fn);
-}

@@ -6,7 +6,8 @@
 //! in order: an implementation returns [`Fail::NoMatch`] when the runtime argument types are not
 //! its own, so dynamic dispatch is "first implementation that accepts the arguments".
 //!
-//! Libraries (the Kubernetes ones included) register into a [`Registry`] the same way.
+//! Every library (the Kubernetes ones included) lists its overloads as a `static` table, added to
+//! a [`Registry`] in order.
 //!
 //! Files: [`core`] (cel-spec standard library), [`time`] (durations, timestamps, time zones),
 //! [`strings`] (cel-go ext strings v2 + `strings.quote`), [`format`] (the pre-spec v1
@@ -58,7 +59,9 @@ pub type ImplFn = for<'a> fn(&mut Ctx<'_>, &[Value<'a>]) -> R<'a>;
 /// Runtime cost of one call from its arguments (receiver first) and result (`None` on error).
 pub type CostFn = for<'a> fn(&[Value<'a>], Option<&Value<'a>>) -> u64;
 
-/// One overload of a function.
+/// One overload of a function. The libraries list theirs as `static` tables (built with
+/// [`Overload::global`] and [`Overload::member`]): data, not code that V8 has to compile on a
+/// page's first evaluation (bench/README.md, "The first evaluate(), seventh round").
 pub struct Overload {
     /// cel-go's overload id.
     pub id: &'static str,
@@ -69,8 +72,36 @@ pub struct Overload {
     /// Number of arguments including the receiver.
     pub arity: usize,
     pub imp: ImplFn,
-    /// `None`: cel-go's default cost for this id (`cost::default_call_cost`).
+    /// `None`: cost 1. The standard library's overloads that cel-go's `costCall` prices by id
+    /// carry those costs here (`cost.rs`); the Kubernetes estimator, by name, comes first.
     pub cost: Option<CostFn>,
+}
+
+impl Overload {
+    /// A global overload without a cost of its own.
+    pub const fn global(
+        function: &'static str,
+        id: &'static str,
+        arity: usize,
+        imp: ImplFn,
+    ) -> Overload {
+        Overload { id, function, member: false, arity, imp, cost: None }
+    }
+
+    /// A member overload (arity includes the receiver) without a cost of its own.
+    pub const fn member(
+        function: &'static str,
+        id: &'static str,
+        arity: usize,
+        imp: ImplFn,
+    ) -> Overload {
+        Overload { id, function, member: true, arity, imp, cost: None }
+    }
+
+    /// The same overload priced by its own cost function.
+    pub const fn with_cost(self, cost: CostFn) -> Overload {
+        Overload { cost: Some(cost), ..self }
+    }
 }
 
 impl std::fmt::Debug for Overload {
@@ -82,27 +113,30 @@ impl std::fmt::Debug for Overload {
 /// Every implementation an environment has.
 #[derive(Default)]
 pub struct Registry {
-    by_id: FastMap<&'static str, Rc<Overload>>,
-    by_name: FastMap<&'static str, Vec<Rc<Overload>>>,
+    by_id: FastMap<&'static str, &'static Overload>,
+    by_name: FastMap<&'static str, Vec<&'static Overload>>,
 }
 
 impl Registry {
     /// The standard library plus every cel-go extension Kubernetes enables.
     pub fn standard() -> Registry {
         let mut r = Registry::default();
-        core::register(&mut r);
-        time::register(&mut r);
-        strings::register(&mut r);
-        format::register(&mut r);
-        lists::register(&mut r);
-        optional::register(&mut r);
+        for table in [
+            core::OVERLOADS,
+            time::OVERLOADS,
+            strings::OVERLOADS,
+            format::OVERLOADS,
+            lists::OVERLOADS,
+            optional::OVERLOADS,
+        ] {
+            r.add_all(table);
+        }
         r
     }
 
     /// Add (or replace, by id) an overload.
-    pub fn add(&mut self, o: Overload) {
-        let o = Rc::new(o);
-        if let Some(old) = self.by_id.insert(o.id, o.clone()) {
+    pub fn add(&mut self, o: &'static Overload) {
+        if let Some(old) = self.by_id.insert(o.id, o) {
             if let Some(v) = self.by_name.get_mut(old.function) {
                 v.retain(|x| x.id != old.id);
             }
@@ -110,27 +144,22 @@ impl Registry {
         self.by_name.entry(o.function).or_default().push(o);
     }
 
-    /// Shorthand for a global overload with the default cost.
-    #[inline(never)]
-    pub fn global(&mut self, function: &'static str, id: &'static str, arity: usize, imp: ImplFn) {
-        self.add(Overload { id, function, member: false, arity, imp, cost: None });
+    /// Add (or replace, by id) every overload of a table, in its order.
+    pub fn add_all(&mut self, table: &'static [Overload]) {
+        for o in table {
+            self.add(o);
+        }
     }
 
-    /// Shorthand for a member overload (arity includes the receiver) with the default cost.
-    #[inline(never)]
-    pub fn member(&mut self, function: &'static str, id: &'static str, arity: usize, imp: ImplFn) {
-        self.add(Overload { id, function, member: true, arity, imp, cost: None });
-    }
-
-    pub fn by_id(&self, id: &str) -> Option<Rc<Overload>> {
-        self.by_id.get(id).cloned()
+    pub fn by_id(&self, id: &str) -> Option<&'static Overload> {
+        self.by_id.get(id).copied()
     }
 
     /// All overloads of `function` with this shape, in registration order.
-    pub fn candidates(&self, function: &str, member: bool, arity: usize) -> Vec<Rc<Overload>> {
+    pub fn candidates(&self, function: &str, member: bool, arity: usize) -> Vec<&'static Overload> {
         self.by_name
             .get(function)
-            .map(|v| v.iter().filter(|o| o.member == member && o.arity == arity).cloned().collect())
+            .map(|v| v.iter().filter(|o| o.member == member && o.arity == arity).copied().collect())
             .unwrap_or_default()
     }
 
@@ -172,12 +201,9 @@ fn compile_re2(pattern: &str) -> Result<Rc<Regex>, String> {
 
 /// Helpers shared by the library files.
 pub(crate) mod util {
-    use super::{Fail, R};
+    use super::Fail;
     use crate::cel::value::{Str, Value};
 
-    pub fn no_such_overload<'a>() -> R<'a> {
-        Err(Fail::msg("no such overload"))
-    }
     #[inline]
     pub fn str_arg<'v>(v: &'v Value<'_>) -> Result<&'v str, Fail> {
         match v {

@@ -7,7 +7,7 @@
 //! - `[1, 2].first()` // optional.of(1); `[].last()` // optional.none()
 //! - `optional.unwrap([optional.of(1), optional.none()])` // [1]; `[...].unwrapOpt()` same
 
-use super::{Ctx, Fail, Registry, R};
+use super::{Ctx, Fail, Overload, Overload as O, R};
 use crate::cel::value::Value;
 use std::rc::Rc;
 
@@ -116,16 +116,17 @@ fn unwrap<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     Ok(Value::list(out))
 }
 
-pub(crate) fn register(r: &mut Registry) {
-    r.global("optional.of", "optional_of", 1, of);
-    r.global("optional.ofNonZeroValue", "optional_ofNonZeroValue", 1, of_non_zero);
-    r.global("optional.none", "optional_none", 0, none);
-    r.member("value", "optional_value", 1, value);
-    r.member("hasValue", "optional_hasValue", 1, has_value);
-    r.member("or", "optional_or_optional", 2, or);
-    r.member("orValue", "optional_orValue_value", 2, or_value);
-    r.member("first", "list_first", 1, first);
-    r.member("last", "list_last", 1, last);
-    r.global("optional.unwrap", "optional_unwrap", 1, unwrap);
-    r.member("unwrapOpt", "optional_unwrapOpt", 1, unwrap);
-}
+/// cel-go's optional library, in registration order.
+pub(crate) static OVERLOADS: &[Overload] = &[
+    O::global("optional.of", "optional_of", 1, of),
+    O::global("optional.ofNonZeroValue", "optional_ofNonZeroValue", 1, of_non_zero),
+    O::global("optional.none", "optional_none", 0, none),
+    O::member("value", "optional_value", 1, value),
+    O::member("hasValue", "optional_hasValue", 1, has_value),
+    O::member("or", "optional_or_optional", 2, or),
+    O::member("orValue", "optional_orValue_value", 2, or_value),
+    O::member("first", "list_first", 1, first),
+    O::member("last", "list_last", 1, last),
+    O::global("optional.unwrap", "optional_unwrap", 1, unwrap),
+    O::member("unwrapOpt", "optional_unwrapOpt", 1, unwrap),
+];

@@ -10,8 +10,9 @@
 //! - `['a', 'b'].join('-')` // 'a-b'
 //! - `strings.quote('a"b')` // '"a\"b"'
 
+use super::cost;
 use super::util::{int_arg, owned, str_arg};
-use super::{Ctx, Fail, Registry, R};
+use super::{Ctx, Fail, Overload, Overload as O, R};
 use crate::cel::value::Value;
 
 fn out_of_range<'a>(i: i64) -> R<'a> {
@@ -259,22 +260,23 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
-pub(crate) fn register(r: &mut Registry) {
-    r.member("charAt", "string_char_at_int", 2, char_at);
-    r.member("indexOf", "string_index_of_string", 2, index_of);
-    r.member("indexOf", "string_index_of_string_int", 3, index_of);
-    r.member("lastIndexOf", "string_last_index_of_string", 2, last_index_of);
-    r.member("lastIndexOf", "string_last_index_of_string_int", 3, last_index_of);
-    r.member("lowerAscii", "string_lower_ascii", 1, lower_ascii);
-    r.member("upperAscii", "string_upper_ascii", 1, upper_ascii);
-    r.member("trim", "string_trim", 1, trim);
-    r.member("replace", "string_replace_string_string", 3, replace);
-    r.member("replace", "string_replace_string_string_int", 4, replace);
-    r.member("split", "string_split_string", 2, split);
-    r.member("split", "string_split_string_int", 3, split);
-    r.member("substring", "string_substring_int", 2, substring);
-    r.member("substring", "string_substring_int_int", 3, substring);
-    r.member("join", "list_join", 1, join);
-    r.member("join", "list_join_string", 2, join);
-    r.global("strings.quote", "strings_quote", 1, quote);
-}
+/// cel-go ext strings (v2) and `strings.quote`, in registration order.
+pub(crate) static OVERLOADS: &[Overload] = &[
+    O::member("charAt", "string_char_at_int", 2, char_at),
+    O::member("indexOf", "string_index_of_string", 2, index_of),
+    O::member("indexOf", "string_index_of_string_int", 3, index_of),
+    O::member("lastIndexOf", "string_last_index_of_string", 2, last_index_of),
+    O::member("lastIndexOf", "string_last_index_of_string_int", 3, last_index_of),
+    O::member("lowerAscii", "string_lower_ascii", 1, lower_ascii),
+    O::member("upperAscii", "string_upper_ascii", 1, upper_ascii),
+    O::member("trim", "string_trim", 1, trim),
+    O::member("replace", "string_replace_string_string", 3, replace),
+    O::member("replace", "string_replace_string_string_int", 4, replace),
+    O::member("split", "string_split_string", 2, split),
+    O::member("split", "string_split_string_int", 3, split),
+    O::member("substring", "string_substring_int", 2, substring),
+    O::member("substring", "string_substring_int_int", 3, substring),
+    O::member("join", "list_join", 1, join),
+    O::member("join", "list_join_string", 2, join),
+    O::global("strings.quote", "strings_quote", 1, quote).with_cost(cost::first_traversal_cost),
+];

@@ -8,7 +8,7 @@
 //! - `timestamp('9999-12-31T23:59:59Z') + duration('1s')` // error: timestamp overflow
 
 use super::util::str_arg;
-use super::{Ctx, Fail, Registry, R};
+use super::{Ctx, Fail, Overload, Overload as O, R};
 use crate::cel::value::{civil_from_unix, days_from_civil, Timestamp, Value, MAX_UNIX, MIN_UNIX};
 
 pub(crate) const DURATION_OVERFLOW: &str = "duration overflow";
@@ -383,82 +383,39 @@ fn get_milliseconds<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     }
 }
 
-pub(crate) fn register(r: &mut Registry) {
-    for id in ["duration_to_duration", "string_to_duration", "int64_to_duration"] {
-        r.global("duration", id, 1, to_duration);
-    }
-    for id in ["timestamp_to_timestamp", "string_to_timestamp", "int64_to_timestamp"] {
-        r.global("timestamp", id, 1, to_timestamp);
-    }
-    type F = super::ImplFn;
-    let table: [(&'static str, F, &'static str, &'static str, Option<&'static str>); 10] = [
-        ("getFullYear", get_full_year, "timestamp_to_year", "timestamp_to_year_with_tz", None),
-        ("getMonth", get_month, "timestamp_to_month", "timestamp_to_month_with_tz", None),
-        (
-            "getDayOfYear",
-            get_day_of_year,
-            "timestamp_to_day_of_year",
-            "timestamp_to_day_of_year_with_tz",
-            None,
-        ),
-        (
-            "getDayOfMonth",
-            get_day_of_month,
-            "timestamp_to_day_of_month",
-            "timestamp_to_day_of_month_with_tz",
-            None,
-        ),
-        (
-            "getDate",
-            get_date,
-            "timestamp_to_day_of_month_1_based",
-            "timestamp_to_day_of_month_1_based_with_tz",
-            None,
-        ),
-        (
-            "getDayOfWeek",
-            get_day_of_week,
-            "timestamp_to_day_of_week",
-            "timestamp_to_day_of_week_with_tz",
-            None,
-        ),
-        (
-            "getHours",
-            get_hours,
-            "timestamp_to_hours",
-            "timestamp_to_hours_with_tz",
-            Some("duration_to_hours"),
-        ),
-        (
-            "getMinutes",
-            get_minutes,
-            "timestamp_to_minutes",
-            "timestamp_to_minutes_with_tz",
-            Some("duration_to_minutes"),
-        ),
-        (
-            "getSeconds",
-            get_seconds,
-            "timestamp_to_seconds",
-            "timestamp_to_seconds_tz", // sic: cel-go's id has no "_with"
-            Some("duration_to_seconds"),
-        ),
-        (
-            "getMilliseconds",
-            get_milliseconds,
-            "timestamp_to_milliseconds",
-            "timestamp_to_milliseconds_with_tz",
-            Some("duration_to_milliseconds"),
-        ),
-    ];
-    for (name, f, id, id_tz, dur) in table {
-        r.member(name, id, 1, f);
-        r.member(name, id_tz, 2, f);
-        if let Some(d) = dur {
-            r.member(name, d, 1, f);
-        }
-    }
-}
+/// Conversions and the timestamp and duration accessors (cel-go ids), in registration order.
+pub(crate) static OVERLOADS: &[Overload] = &[
+    O::global("duration", "duration_to_duration", 1, to_duration),
+    O::global("duration", "string_to_duration", 1, to_duration),
+    O::global("duration", "int64_to_duration", 1, to_duration),
+    O::global("timestamp", "timestamp_to_timestamp", 1, to_timestamp),
+    O::global("timestamp", "string_to_timestamp", 1, to_timestamp),
+    O::global("timestamp", "int64_to_timestamp", 1, to_timestamp),
+    O::member("getFullYear", "timestamp_to_year", 1, get_full_year),
+    O::member("getFullYear", "timestamp_to_year_with_tz", 2, get_full_year),
+    O::member("getMonth", "timestamp_to_month", 1, get_month),
+    O::member("getMonth", "timestamp_to_month_with_tz", 2, get_month),
+    O::member("getDayOfYear", "timestamp_to_day_of_year", 1, get_day_of_year),
+    O::member("getDayOfYear", "timestamp_to_day_of_year_with_tz", 2, get_day_of_year),
+    O::member("getDayOfMonth", "timestamp_to_day_of_month", 1, get_day_of_month),
+    O::member("getDayOfMonth", "timestamp_to_day_of_month_with_tz", 2, get_day_of_month),
+    O::member("getDate", "timestamp_to_day_of_month_1_based", 1, get_date),
+    O::member("getDate", "timestamp_to_day_of_month_1_based_with_tz", 2, get_date),
+    O::member("getDayOfWeek", "timestamp_to_day_of_week", 1, get_day_of_week),
+    O::member("getDayOfWeek", "timestamp_to_day_of_week_with_tz", 2, get_day_of_week),
+    O::member("getHours", "timestamp_to_hours", 1, get_hours),
+    O::member("getHours", "timestamp_to_hours_with_tz", 2, get_hours),
+    O::member("getHours", "duration_to_hours", 1, get_hours),
+    O::member("getMinutes", "timestamp_to_minutes", 1, get_minutes),
+    O::member("getMinutes", "timestamp_to_minutes_with_tz", 2, get_minutes),
+    O::member("getMinutes", "duration_to_minutes", 1, get_minutes),
+    O::member("getSeconds", "timestamp_to_seconds", 1, get_seconds),
+    O::member("getSeconds", "timestamp_to_seconds_tz", 2, get_seconds), // sic: cel-go's id has no "_with"
+    O::member("getSeconds", "duration_to_seconds", 1, get_seconds),
+    O::member("getMilliseconds", "timestamp_to_milliseconds", 1, get_milliseconds),
+    O::member("getMilliseconds", "timestamp_to_milliseconds_with_tz", 2, get_milliseconds),
+    O::member("getMilliseconds", "duration_to_milliseconds", 1, get_milliseconds),
+];
 
 #[cfg(test)]
 mod tests {
