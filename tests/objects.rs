@@ -1324,32 +1324,12 @@ fn time_parse_errors_are_gos() {
 #[test]
 fn unknown_fields_of_the_body_are_response_warnings() {
     use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests};
-    let manifests = r#"
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: warn}
-spec:
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pods"]}
-  validations:
-  - {expression: "false", message: "always"}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: warn}
-spec: {policyName: warn, validationActions: [Warn]}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: default}
-"#;
     let pod = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
         "zeta": 1, "spec": {"zz": true, "containers": [{"name": "a", "image": "x"},
         {"name": "b", "image": "y", "bogus": {"x": 1}}], "aa": 2}, "alpha": 3}"#;
     let run = |object: Option<&str>, old: Option<&str>, op: &str| {
         let input = EvaluateInput {
-            manifests: Manifests::Text(manifests.into()),
+            manifests: Manifests::Text(FIELD_VALIDATION_MANIFESTS.into()),
             object: object.map(|o| Document::Text(o.into())),
             old_object: old.map(|o| Document::Text(o.into())),
             request: Some(Document::Text(format!("{{\"operation\": \"{op}\"}}"))),
