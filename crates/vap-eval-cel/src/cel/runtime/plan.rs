@@ -608,15 +608,7 @@ impl Planner<'_> {
             for id in &r.overload_ids {
                 match self.registry.by_id(id) {
                     Some(o) => overloads.push(o),
-                    None => {
-                        return Err(PlanError {
-                            message: format!(
-                                "no implementation for overload '{id}' of '{function}'"
-                            ),
-                            node: e.id,
-                            span: e.span,
-                        })
-                    }
+                    None => return Err(no_implementation(e, id, function)),
                 }
             }
         }
@@ -628,31 +620,11 @@ impl Planner<'_> {
             // (`@sortByAssociatedKeys(list, keys)`); the argument layout is the same.
             overloads = self.registry.candidates(function, true, arity);
         }
-        // A type conversion of a constant is evaluated here (cel-go `OptOptimize`,
-        // `maybeOptimizeConstUnary`): it costs nothing at evaluation, and its error fails the
-        // program's creation.
+        // A type conversion of a constant is evaluated now (`fold_conversion`).
         if let ([Node::Const(arg)], None, true) =
             (&planned[..], target, self.optimize && is_conversion(function))
         {
-            let mut ctx = Ctx { regexes: &self.regexes, remaining: u64::MAX };
-            let mut result = Err(Fail::NoMatch);
-            for o in &overloads {
-                result = (o.imp)(&mut ctx, std::slice::from_ref(arg));
-                if !matches!(result, Err(Fail::NoMatch)) {
-                    break;
-                }
-            }
-            return match result {
-                Ok(v) => Ok(Node::Const(v)),
-                Err(f) => Err(PlanError {
-                    message: match f {
-                        Fail::Err(m) => m,
-                        _ => "no such overload".into(),
-                    },
-                    node: e.id,
-                    span: e.span,
-                }),
-            };
+            return self.fold_conversion(e, arg, &overloads);
         }
         // No implementation at all (only possible unchecked): like cel-go's planner, the call
         // still evaluates its arguments and then fails with `no such overload`, an error that
@@ -670,6 +642,52 @@ impl Planner<'_> {
             loc: l,
             k8s_named: crate::cel::stdlib::cost::k8s_names(function),
         })))
+    }
+}
+
+/// A checked reference to an overload the registry does not have. Out of line: a cold path
+/// (its `format!`) that every first `plan_call` would otherwise compile.
+#[cold]
+#[inline(never)]
+fn no_implementation(e: &Expr, id: &str, function: &str) -> PlanError {
+    PlanError {
+        message: format!("no implementation for overload '{id}' of '{function}'"),
+        node: e.id,
+        span: e.span,
+    }
+}
+
+impl Planner<'_> {
+    /// A type conversion of a constant, evaluated when the program is created (cel-go
+    /// `OptOptimize`, `maybeOptimizeConstUnary`): it costs nothing at evaluation, and its error
+    /// fails the program's creation. Out of line: most calls are not such conversions, and the
+    /// first `plan_call` of a page would otherwise compile it.
+    #[inline(never)]
+    fn fold_conversion(
+        &self,
+        e: &Expr,
+        arg: &Value<'static>,
+        overloads: &[&'static Overload],
+    ) -> Result<Node, PlanError> {
+        let mut ctx = Ctx { regexes: &self.regexes, remaining: u64::MAX };
+        let mut result = Err(Fail::NoMatch);
+        for o in overloads {
+            result = (o.imp)(&mut ctx, std::slice::from_ref(arg));
+            if !matches!(result, Err(Fail::NoMatch)) {
+                break;
+            }
+        }
+        match result {
+            Ok(v) => Ok(Node::Const(v)),
+            Err(f) => Err(PlanError {
+                message: match f {
+                    Fail::Err(m) => m,
+                    _ => "no such overload".into(),
+                },
+                node: e.id,
+                span: e.span,
+            }),
+        }
     }
 }
 
