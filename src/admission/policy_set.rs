@@ -101,6 +101,10 @@ pub struct PolicySet {
     /// `param_kinds[i]`: how the `paramKind` of `manifests.policies[i]` resolves (it depends
     /// on the set only, not on the request).
     pub param_kinds: Vec<ParamKindResolution>,
+    /// `policy_bindings[i]`: the indexes in `manifests.bindings` of the bindings whose
+    /// `policyName` is `manifests.policies[i]`'s name, in their order (found once per set,
+    /// not per request).
+    pub policy_bindings: Vec<Vec<usize>>,
     /// Loading, API validation and compile problems (request-independent).
     pub diagnostics: Vec<Diagnostic>,
     /// The webhook configurations of the manifests (`crate::webhook`).
@@ -250,12 +254,25 @@ impl PolicySet {
                 resolve_param_kind(p.object.spec.param_kind.as_ref(), &catalog, &manifests.params)
             })
             .collect();
+        let policy_bindings = manifests
+            .policies
+            .iter()
+            .map(|p| {
+                let name = &p.object.metadata.name;
+                let bindings = manifests.bindings.iter().enumerate();
+                bindings
+                    .filter(|(_, b)| b.object.spec.policy_name == *name)
+                    .map(|(i, _)| i)
+                    .collect()
+            })
+            .collect();
         #[cfg(feature = "kyverno")]
         let kyverno_objects = crate::kyverno::mentioned(&manifests);
         PolicySet {
             text: text.to_string(),
             catalog,
             param_kinds,
+            policy_bindings,
             manifests,
             version,
             compiler,
