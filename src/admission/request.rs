@@ -355,29 +355,21 @@ pub fn request_cel_value(
     kind: &GroupVersionKind,
     resource: &GroupVersionResource,
 ) -> Value {
-    let mut m = Map::new();
+    // Maps made at their size (at most 13 members; a group/version/kind has 3).
+    let mut m = Map::with_capacity(13);
     m.insert("uid".into(), json!(""));
-    m.insert(
-        "kind".into(),
-        json!({"group": kind.group, "version": kind.version, "kind": kind.kind}),
-    );
+    m.insert("kind".into(), gv_and("kind", &kind.group, &kind.version, &kind.kind));
     m.insert(
         "resource".into(),
-        json!({"group": resource.group, "version": resource.version, "resource": resource.resource}),
+        gv_and("resource", &resource.group, &resource.version, &resource.resource),
     );
     if !req.sub_resource.is_empty() {
         m.insert("subResource".into(), json!(req.sub_resource));
     }
     let rk = &req.request_kind;
-    m.insert(
-        "requestKind".into(),
-        json!({"group": rk.group, "version": rk.version, "kind": rk.kind}),
-    );
+    m.insert("requestKind".into(), gv_and("kind", &rk.group, &rk.version, &rk.kind));
     let rr = &req.request_resource;
-    m.insert(
-        "requestResource".into(),
-        json!({"group": rr.group, "version": rr.version, "resource": rr.resource}),
-    );
+    m.insert("requestResource".into(), gv_and("resource", &rr.group, &rr.version, &rr.resource));
     if !req.request_sub_resource.is_empty() {
         m.insert("requestSubResource".into(), json!(req.request_sub_resource));
     }
@@ -405,6 +397,15 @@ pub fn request_cel_value(
     m.insert("userInfo".into(), Value::Object(ui));
     m.insert("dryRun".into(), json!(req.dry_run));
     m.insert("options".into(), req.options.clone().unwrap_or(Value::Null));
+    Value::Object(m)
+}
+
+/// `{"group": group, "version": version, <last>: name}`.
+fn gv_and(last: &str, group: &str, version: &str, name: &str) -> Value {
+    let mut m = Map::with_capacity(3);
+    m.insert("group".into(), Value::String(group.into()));
+    m.insert("version".into(), Value::String(version.into()));
+    m.insert(last.into(), Value::String(name.into()));
     Value::Object(m)
 }
 
