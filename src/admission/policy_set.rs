@@ -254,18 +254,14 @@ impl PolicySet {
                 resolve_param_kind(p.object.spec.param_kind.as_ref(), &catalog, &manifests.params)
             })
             .collect();
-        let policy_bindings = manifests
-            .policies
-            .iter()
-            .map(|p| {
-                let name = &p.object.metadata.name;
-                let bindings = manifests.bindings.iter().enumerate();
-                bindings
-                    .filter(|(_, b)| b.object.spec.policy_name == *name)
-                    .map(|(i, _)| i)
-                    .collect()
-            })
-            .collect();
+        let mut policy_bindings = vec![Vec::new(); manifests.policies.len()];
+        for (i, b) in manifests.bindings.iter().enumerate() {
+            for (p, own) in manifests.policies.iter().zip(&mut policy_bindings) {
+                if p.object.metadata.name == b.object.spec.policy_name {
+                    own.push(i);
+                }
+            }
+        }
         #[cfg(feature = "kyverno")]
         let kyverno_objects = crate::kyverno::mentioned(&manifests);
         PolicySet {

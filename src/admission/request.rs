@@ -357,36 +357,36 @@ pub fn request_cel_value(
 ) -> Value {
     // Maps made at their size (at most 13 members; a group/version/kind has 3).
     let mut m = Map::with_capacity(13);
-    m.insert("uid".into(), json!(""));
+    m.insert("uid".into(), Value::String(String::new()));
     m.insert("kind".into(), gv_and("kind", &kind.group, &kind.version, &kind.kind));
     m.insert(
         "resource".into(),
         gv_and("resource", &resource.group, &resource.version, &resource.resource),
     );
     if !req.sub_resource.is_empty() {
-        m.insert("subResource".into(), json!(req.sub_resource));
+        m.insert("subResource".into(), Value::String(req.sub_resource.clone()));
     }
     let rk = &req.request_kind;
     m.insert("requestKind".into(), gv_and("kind", &rk.group, &rk.version, &rk.kind));
     let rr = &req.request_resource;
     m.insert("requestResource".into(), gv_and("resource", &rr.group, &rr.version, &rr.resource));
     if !req.request_sub_resource.is_empty() {
-        m.insert("requestSubResource".into(), json!(req.request_sub_resource));
+        m.insert("requestSubResource".into(), Value::String(req.request_sub_resource.clone()));
     }
     if !req.name.is_empty() {
-        m.insert("name".into(), json!(req.name));
+        m.insert("name".into(), Value::String(req.name.clone()));
     }
     if !req.namespace.is_empty() {
-        m.insert("namespace".into(), json!(req.namespace));
+        m.insert("namespace".into(), Value::String(req.namespace.clone()));
     }
-    m.insert("operation".into(), json!(req.operation.as_str()));
+    m.insert("operation".into(), Value::String(req.operation.as_str().into()));
     let mut ui = Map::new();
     let u = &req.user_info;
     if !u.username.is_empty() {
-        ui.insert("username".into(), json!(u.username));
+        ui.insert("username".into(), Value::String(u.username.clone()));
     }
     if !u.uid.is_empty() {
-        ui.insert("uid".into(), json!(u.uid));
+        ui.insert("uid".into(), Value::String(u.uid.clone()));
     }
     if !u.groups.is_empty() {
         ui.insert("groups".into(), json!(u.groups));
@@ -395,7 +395,7 @@ pub fn request_cel_value(
         ui.insert("extra".into(), json!(u.extra));
     }
     m.insert("userInfo".into(), Value::Object(ui));
-    m.insert("dryRun".into(), json!(req.dry_run));
+    m.insert("dryRun".into(), Value::Bool(req.dry_run));
     m.insert("options".into(), req.options.clone().unwrap_or(Value::Null));
     Value::Object(m)
 }
