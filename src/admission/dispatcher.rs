@@ -140,7 +140,7 @@ pub fn dispatch(
         let matched = match policy_matches(p.spec.match_constraints.as_ref(), cx) {
             MatchResult::Matched(m) => m,
             MatchResult::NotMatched(why) => {
-                if !set.summary_trace {
+                if !set.summary() {
                     trace.reason = describe(&why);
                 }
                 out.policies.push(trace);
@@ -154,7 +154,7 @@ pub fn dispatch(
             }
         };
         trace.matched = true;
-        if !set.summary_trace {
+        if !set.summary() {
             trace.reason = format!("matched {} ({})", matched.resource, matched.kind);
         }
         if matched.via_equivalent {
@@ -200,7 +200,7 @@ pub fn dispatch(
             match binding_matches(b.spec.match_resources.as_ref(), cx) {
                 MatchResult::Matched(_) => {}
                 MatchResult::NotMatched(why) => {
-                    if !set.summary_trace {
+                    if !set.summary() {
                         bt.reason = describe(&why);
                     }
                     trace.bindings.push(bt);
@@ -290,7 +290,7 @@ pub fn dispatch(
                     request: Value::from_json(request_value),
                     namespace_object: namespace_object.clone(),
                     authorizer: authz.clone(),
-                    summary_trace: set.summary_trace,
+                    summary_trace: set.summary(),
                 };
                 let outcome = validate(p, compiled, &bound);
                 let mut evaluation: ParamEvaluation = ParamEvaluation { param, ..outcome.trace };

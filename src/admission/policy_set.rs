@@ -289,6 +289,12 @@ impl PolicySet {
         }
     }
 
+    /// [`PolicySet::summary_trace`], always false in the package (only the native audit sets
+    /// it): the package's wasm then leaves the summary trace's branches out.
+    pub fn summary(&self) -> bool {
+        cfg!(not(target_arch = "wasm32")) && self.summary_trace
+    }
+
     /// The namespace `name` as `missingNamespaces: assume` has it
     /// ([`super::namespaces::assumed`]), made once per name and kept with the set.
     pub fn assumed_namespace(&self, name: &str) -> Option<std::rc::Rc<Json>> {
