@@ -532,7 +532,7 @@ pub fn evaluate_documents(
     // The set's own diagnostics, object changes and type checking, and the request's object
     // changes, are in every result but the audit's summary trace: the audit has the set's
     // from the set, once, and reports no changes.
-    let full = !set.summary_trace;
+    let full = !set.summary();
     let mut diagnostics = if full { set.diagnostics.clone() } else { Vec::new() };
     // The object's text when it was given as YAML (a decode error is located in it).
     let mut object_source = None;
@@ -971,11 +971,8 @@ fn admission_chain(
     use crate::webhook::dispatcher::{dispatch_phase, not_reached, Env};
     use crate::webhook::types::WebhookKind::{Mutating, Validating};
     let hooks = &set.webhooks.configurations;
-    let env = Env {
-        version: set.version,
-        authorizer: set.authorizer(request),
-        reviews: !set.summary_trace,
-    };
+    let env =
+        Env { version: set.version, authorizer: set.authorizer(request), reviews: !set.summary() };
     let cx = crate::admission::matching::MatchContext { request, namespaces, catalog };
     let mutating = dispatch_phase(hooks, Mutating, cx, &env);
     diagnostics.extend(mutating.diagnostics);

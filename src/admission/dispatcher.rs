@@ -87,27 +87,26 @@ pub fn dispatch(
     let namespace_stripped: std::cell::OnceCell<Option<Json>> = std::cell::OnceCell::new();
     let authorizer = std::cell::OnceCell::new();
 
-    for ((policy, compiled), param_kind) in
-        manifests.policies.iter().zip(&set.compiled).zip(&set.param_kinds)
+    for (((policy, compiled), param_kind), own_bindings) in
+        manifests.policies.iter().zip(&set.compiled).zip(&set.param_kinds).zip(&set.policy_bindings)
     {
         let p = &policy.object;
         let name = p.metadata.name.clone();
         let mut trace = PolicyTrace { name: name.clone(), ..PolicyTrace::default() };
-        let mut bindings: Vec<&ValidatingAdmissionPolicyBinding> = manifests
-            .bindings
-            .iter()
-            .map(|b| &b.object)
-            .filter(|b| b.spec.policy_name == name)
-            .collect();
         if let Some(why) = prefiltered {
             trace.reason = why.to_string();
             out.policies.push(trace);
             continue;
         }
+        let mut bindings: Vec<&ValidatingAdmissionPolicyBinding> = own_bindings
+            .iter()
+            .filter_map(|&i| manifests.bindings.get(i))
+            .map(|b| &b.object)
+            .collect();
         // Half a setup (issue 13): an unbound policy may be evaluated as if bound with Deny;
         // under `preview` its decisions go to a scratch response, never the real one.
         let hypothetical_binding;
-        let mut scratch = Response::default();
+        let mut scratch;
         let hypothetical = bindings.is_empty();
         let response = if hypothetical {
             if set.setup.unbound_policies == UnboundPolicies::Skip {
@@ -120,7 +119,10 @@ pub fn dispatch(
             bindings.push(&hypothetical_binding);
             match set.setup.unbound_policies {
                 UnboundPolicies::Bind => &mut real_response,
-                _ => &mut scratch,
+                _ => {
+                    scratch = Response::default();
+                    &mut scratch
+                }
             }
         } else {
             &mut real_response
@@ -138,7 +140,7 @@ pub fn dispatch(
         let matched = match policy_matches(p.spec.match_constraints.as_ref(), cx) {
             MatchResult::Matched(m) => m,
             MatchResult::NotMatched(why) => {
-                if !set.summary_trace {
+                if !set.summary() {
                     trace.reason = describe(&why);
                 }
                 out.policies.push(trace);
@@ -152,7 +154,7 @@ pub fn dispatch(
             }
         };
         trace.matched = true;
-        if !set.summary_trace {
+        if !set.summary() {
             trace.reason = format!("matched {} ({})", matched.resource, matched.kind);
         }
         if matched.via_equivalent {
@@ -198,7 +200,7 @@ pub fn dispatch(
             match binding_matches(b.spec.match_resources.as_ref(), cx) {
                 MatchResult::Matched(_) => {}
                 MatchResult::NotMatched(why) => {
-                    if !set.summary_trace {
+                    if !set.summary() {
                         bt.reason = describe(&why);
                     }
                     trace.bindings.push(bt);
@@ -270,9 +272,10 @@ pub fn dispatch(
 
             let evaluations: Vec<(Option<ParamRefTrace>, Value<'_>)> = match &params {
                 Params::Undeclared | Params::Null => vec![(None, Value::Null)],
-                Params::Objects(objects) => {
-                    objects.iter().map(|o| (Some(param_ref(o)), Value::from_json(o))).collect()
-                }
+                Params::Objects(objects) => objects
+                    .iter()
+                    .map(|o| (Some(param_ref(o)), Value::from_json(o.as_ref())))
+                    .collect(),
             };
             if evaluations.is_empty() {
                 bt.reason =
@@ -287,7 +290,7 @@ pub fn dispatch(
                     request: Value::from_json(request_value),
                     namespace_object: namespace_object.clone(),
                     authorizer: authz.clone(),
-                    summary_trace: set.summary_trace,
+                    summary_trace: set.summary(),
                 };
                 let outcome = validate(p, compiled, &bound);
                 let mut evaluation: ParamEvaluation = ParamEvaluation { param, ..outcome.trace };

@@ -1,6 +1,7 @@
 //! Param resolution: the policy's `paramKind` (§1.3) and the binding's `paramRef` (§1.7,
 //! `CollectParams`), over the param objects supplied with the input.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -101,24 +102,25 @@ pub fn resolve_param_kind(
 /// What a binding evaluates with.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "params", content = "objects")]
-pub enum Params {
+pub enum Params<'a> {
     /// The policy has no paramKind: one evaluation, `params` undeclared.
     Undeclared,
     /// paramKind set, no paramRef: one evaluation with `params == null`.
     Null,
     /// One evaluation per object, sorted by (namespace, name); empty = no evaluation
-    /// (parameterNotFoundAction `Allow` or unset).
-    Objects(Vec<Value>),
+    /// (parameterNotFoundAction `Allow` or unset). The supplied object itself unless a
+    /// built-in kind's object needs its paramKind's apiVersion and kind set.
+    Objects(Vec<Cow<'a, Value>>),
 }
 
 /// `CollectParams` (§1.7). `Err` is the text of a binding configuration error (the caller
 /// prefixes `failed to configure binding: `).
-pub fn collect_params(
+pub fn collect_params<'a>(
     kind: &ParamKindResolution,
     param_ref: Option<&ParamRef>,
     request_namespace: &str,
-    supplied: &[ParamObject],
-) -> Result<Params, String> {
+    supplied: &'a [ParamObject],
+) -> Result<Params<'a>, String> {
     let (gvk, namespaced, builtin) = match kind {
         ParamKindResolution::None => return Ok(Params::Undeclared),
         ParamKindResolution::Resolved { gvk, namespaced, builtin, .. } => {
@@ -170,14 +172,15 @@ pub fn collect_params(
     let objects = found
         .into_iter()
         .map(|p| {
-            let mut v = p.value.clone();
-            if builtin {
-                if let Some(m) = v.as_object_mut() {
-                    m.insert("apiVersion".into(), Value::String(gvk.api_version()));
-                    m.insert("kind".into(), Value::String(gvk.kind.clone()));
-                }
+            if !builtin {
+                return Cow::Borrowed(&p.value);
             }
-            v
+            let mut v = p.value.clone();
+            if let Some(m) = v.as_object_mut() {
+                m.insert("apiVersion".into(), Value::String(gvk.api_version()));
+                m.insert("kind".into(), Value::String(gvk.kind.clone()));
+            }
+            Cow::Owned(v)
         })
         .collect();
     Ok(Params::Objects(objects))

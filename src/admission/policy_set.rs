@@ -101,6 +101,10 @@ pub struct PolicySet {
     /// `param_kinds[i]`: how the `paramKind` of `manifests.policies[i]` resolves (it depends
     /// on the set only, not on the request).
     pub param_kinds: Vec<ParamKindResolution>,
+    /// `policy_bindings[i]`: the indexes in `manifests.bindings` of the bindings whose
+    /// `policyName` is `manifests.policies[i]`'s name, in their order (found once per set,
+    /// not per request).
+    pub policy_bindings: Vec<Vec<usize>>,
     /// Loading, API validation and compile problems (request-independent).
     pub diagnostics: Vec<Diagnostic>,
     /// The webhook configurations of the manifests (`crate::webhook`).
@@ -250,12 +254,21 @@ impl PolicySet {
                 resolve_param_kind(p.object.spec.param_kind.as_ref(), &catalog, &manifests.params)
             })
             .collect();
+        let mut policy_bindings = vec![Vec::new(); manifests.policies.len()];
+        for (i, b) in manifests.bindings.iter().enumerate() {
+            for (p, own) in manifests.policies.iter().zip(&mut policy_bindings) {
+                if p.object.metadata.name == b.object.spec.policy_name {
+                    own.push(i);
+                }
+            }
+        }
         #[cfg(feature = "kyverno")]
         let kyverno_objects = crate::kyverno::mentioned(&manifests);
         PolicySet {
             text: text.to_string(),
             catalog,
             param_kinds,
+            policy_bindings,
             manifests,
             version,
             compiler,
@@ -274,6 +287,12 @@ impl PolicySet {
             type_checks,
             summary_trace: false,
         }
+    }
+
+    /// [`PolicySet::summary_trace`], always false in the package (only the native audit sets
+    /// it): the package's wasm then leaves the summary trace's branches out.
+    pub fn summary(&self) -> bool {
+        cfg!(not(target_arch = "wasm32")) && self.summary_trace
     }
 
     /// The namespace `name` as `missingNamespaces: assume` has it

@@ -355,46 +355,38 @@ pub fn request_cel_value(
     kind: &GroupVersionKind,
     resource: &GroupVersionResource,
 ) -> Value {
-    let mut m = Map::new();
-    m.insert("uid".into(), json!(""));
-    m.insert(
-        "kind".into(),
-        json!({"group": kind.group, "version": kind.version, "kind": kind.kind}),
-    );
+    // Maps made at their size (at most 13 members; a group/version/kind has 3).
+    let mut m = Map::with_capacity(13);
+    m.insert("uid".into(), Value::String(String::new()));
+    m.insert("kind".into(), gv_and("kind", &kind.group, &kind.version, &kind.kind));
     m.insert(
         "resource".into(),
-        json!({"group": resource.group, "version": resource.version, "resource": resource.resource}),
+        gv_and("resource", &resource.group, &resource.version, &resource.resource),
     );
     if !req.sub_resource.is_empty() {
-        m.insert("subResource".into(), json!(req.sub_resource));
+        m.insert("subResource".into(), Value::String(req.sub_resource.clone()));
     }
     let rk = &req.request_kind;
-    m.insert(
-        "requestKind".into(),
-        json!({"group": rk.group, "version": rk.version, "kind": rk.kind}),
-    );
+    m.insert("requestKind".into(), gv_and("kind", &rk.group, &rk.version, &rk.kind));
     let rr = &req.request_resource;
-    m.insert(
-        "requestResource".into(),
-        json!({"group": rr.group, "version": rr.version, "resource": rr.resource}),
-    );
+    m.insert("requestResource".into(), gv_and("resource", &rr.group, &rr.version, &rr.resource));
     if !req.request_sub_resource.is_empty() {
-        m.insert("requestSubResource".into(), json!(req.request_sub_resource));
+        m.insert("requestSubResource".into(), Value::String(req.request_sub_resource.clone()));
     }
     if !req.name.is_empty() {
-        m.insert("name".into(), json!(req.name));
+        m.insert("name".into(), Value::String(req.name.clone()));
     }
     if !req.namespace.is_empty() {
-        m.insert("namespace".into(), json!(req.namespace));
+        m.insert("namespace".into(), Value::String(req.namespace.clone()));
     }
-    m.insert("operation".into(), json!(req.operation.as_str()));
+    m.insert("operation".into(), Value::String(req.operation.as_str().into()));
     let mut ui = Map::new();
     let u = &req.user_info;
     if !u.username.is_empty() {
-        ui.insert("username".into(), json!(u.username));
+        ui.insert("username".into(), Value::String(u.username.clone()));
     }
     if !u.uid.is_empty() {
-        ui.insert("uid".into(), json!(u.uid));
+        ui.insert("uid".into(), Value::String(u.uid.clone()));
     }
     if !u.groups.is_empty() {
         ui.insert("groups".into(), json!(u.groups));
@@ -403,8 +395,17 @@ pub fn request_cel_value(
         ui.insert("extra".into(), json!(u.extra));
     }
     m.insert("userInfo".into(), Value::Object(ui));
-    m.insert("dryRun".into(), json!(req.dry_run));
+    m.insert("dryRun".into(), Value::Bool(req.dry_run));
     m.insert("options".into(), req.options.clone().unwrap_or(Value::Null));
+    Value::Object(m)
+}
+
+/// `{"group": group, "version": version, <last>: name}`.
+fn gv_and(last: &str, group: &str, version: &str, name: &str) -> Value {
+    let mut m = Map::with_capacity(3);
+    m.insert("group".into(), Value::String(group.into()));
+    m.insert("version".into(), Value::String(version.into()));
+    m.insert(last.into(), Value::String(name.into()));
     Value::Object(m)
 }
 

@@ -42,6 +42,15 @@ pub struct Bound<'a> {
     pub summary_trace: bool,
 }
 
+impl Bound<'_> {
+    /// [`Bound::summary_trace`], always false in the package (see [`PolicySet::summary`]).
+    ///
+    /// [`PolicySet::summary`]: super::policy_set::PolicySet::summary
+    fn summary(&self) -> bool {
+        cfg!(not(target_arch = "wasm32")) && self.summary_trace
+    }
+}
+
 /// One activation (cel-go's per-`ForInput` activation): what its expressions see, and its
 /// memoised variables.
 struct Act<'v, 'a> {
@@ -238,7 +247,7 @@ pub fn validate(
         let mut whole_error = None;
         for (name, c) in &compiled.match_conditions {
             let step = run(c, &act, &mut remaining);
-            if !bound.summary_trace {
+            if !bound.summary() {
                 trace.match_conditions.push(expr_trace(Some(name), c, &step));
             }
             match step {
@@ -274,7 +283,7 @@ pub fn validate(
         let step = run(&v.expression, &act, &mut remaining);
         let mut r = ValidationResult {
             index: i,
-            expression: if bound.summary_trace {
+            expression: if bound.summary() {
                 String::new()
             } else {
                 v.expression.source.to_string()
@@ -301,7 +310,7 @@ pub fn validate(
             Step::OutOfBudget => {
                 trace.validations.push(r);
                 trace.cost.validations = RUNTIME_CEL_COST_BUDGET - remaining;
-                if !bound.summary_trace {
+                if !bound.summary() {
                     trace.variables = variable_trace(&act);
                 }
                 return single(trace, OUT_OF_BUDGET.to_string());
@@ -310,7 +319,7 @@ pub fn validate(
         trace.validations.push(r);
     }
     trace.cost.validations = RUNTIME_CEL_COST_BUDGET - remaining;
-    if !bound.summary_trace {
+    if !bound.summary() {
         trace.variables = variable_trace(&act);
     }
 
@@ -322,7 +331,7 @@ pub fn validate(
     for (i, v) in compiled.validations.iter().enumerate() {
         let Some(me) = &v.message_expression else { continue };
         let step = run(me, &act, &mut remaining);
-        if let Some(r) = trace.validations.get_mut(i).filter(|_| !bound.summary_trace) {
+        if let Some(r) = trace.validations.get_mut(i).filter(|_| !bound.summary()) {
             r.message_expression = Some(expr_trace(None, me, &step));
         }
         match step {
@@ -366,11 +375,7 @@ pub fn validate(
         let step = run(c, &act, &mut remaining);
         let mut r = AuditResult {
             key: key.clone(),
-            value_expression: if bound.summary_trace {
-                String::new()
-            } else {
-                c.source.to_string()
-            },
+            value_expression: if bound.summary() { String::new() } else { c.source.to_string() },
             ..AuditResult::default()
         };
         let outcome = match &step {

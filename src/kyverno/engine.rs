@@ -278,7 +278,7 @@ impl<'a> Context<'a> {
             namespace_labels: self.namespace_labels,
             info: self.info,
             policy_namespace: &policy.namespace,
-            first_reason_only: self.set.summary_trace,
+            first_reason_only: self.set.summary(),
         }
     }
 }
@@ -519,7 +519,7 @@ fn validate_cel(
             request: Value::from_json(&b.request),
             namespace_object: ns_v.clone(),
             authorizer: authz.clone(),
-            summary_trace: cx.set.summary_trace,
+            summary_trace: cx.set.summary(),
         };
         let out = validate(vap, compiled, &bound);
         let mut trace = out.trace;
