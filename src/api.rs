@@ -534,13 +534,17 @@ pub fn evaluate_documents(
     // from the set, once, and reports no changes.
     let full = !set.summary();
     let mut diagnostics = if full { set.diagnostics.clone() } else { Vec::new() };
-    // The object's text when it was given as YAML (a decode error is located in it).
+    // The objects' texts when they were given as YAML (their decoding diagnostics are located
+    // in them).
     let mut object_source = None;
+    let mut old_object_source = None;
     // The objects' texts when they took the JSON fast path (normalisation reads them).
     let mut parse = |d: Option<Document>, name: &str| match d.map(|d| d.into_value_and_json(name)) {
         Some((Ok(v), text, yaml)) => {
-            if name == "object" {
-                object_source = yaml;
+            match name {
+                "object" => object_source = yaml,
+                "oldObject" => old_object_source = yaml,
+                _ => {}
             }
             (v, text)
         }
@@ -559,8 +563,12 @@ pub fn evaluate_documents(
         Some(Json::Object(m)) => m.remove("fieldValidation"),
         _ => None,
     };
-    // Given as JSON text, the object's text is that (not a JavaScript object's JSON.stringify).
-    let located = object_source.is_some() || object_text.is_some();
+    // Given as JSON text, the object's text is that (not a JavaScript object's JSON.stringify):
+    // the text the user wrote, where diagnostics can point.
+    let located = [
+        object_source.is_some() || object_text.is_some(),
+        old_object_source.is_some() || old_object_text.is_some(),
+    ];
     let object_text = object_text.or(texts.object);
     let old_object_text = old_object_text.or(texts.old_object);
     let mut input: RequestInput = match request_fields.map(request_input) {
@@ -589,10 +597,16 @@ pub fn evaluate_documents(
     let mut unknown_fields: Vec<Vec<crate::objects::Seg>> = Vec::new();
     let mut crd = false;
     if set.normalize_objects {
-        for (value, text, label) in [
-            (&mut input.object, object_text.as_deref(), "object"),
-            (&mut input.old_object, old_object_text.as_deref(), "oldObject"),
+        for (value, text, label, (yaml, located)) in [
+            (&mut input.object, object_text.as_deref(), "object", (&object_source, located[0])),
+            (
+                &mut input.old_object,
+                old_object_text.as_deref(),
+                "oldObject",
+                (&old_object_source, located[1]),
+            ),
         ] {
+            let source = yaml.as_deref().or(text).filter(|_| located);
             if let Some(v) = value.as_mut() {
                 let crds = &set.manifests.crds;
                 let n = match text {
@@ -601,13 +615,17 @@ pub fn evaluate_documents(
                     None => crate::objects::normalize(v, set.version, crds, label),
                 };
                 object_changes.extend(n.changes);
+                let mut found = n.diagnostics;
+                if let (Some(t), false) = (source, found.is_empty()) {
+                    locate_in_object(t, label, &mut found, &n.diagnostic_paths);
+                }
                 if label == "object" {
                     undecoded = n.decode_error;
-                    at = (diagnostics.len(), n.diagnostics.len());
+                    at = (diagnostics.len(), found.len());
                     unknown_fields = n.unknown_fields;
                     crd = n.crd;
                 }
-                diagnostics.extend(n.diagnostics);
+                diagnostics.extend(found);
             }
         }
     }
@@ -682,7 +700,7 @@ pub fn evaluate_documents(
     let (response, policies, webhooks, kyverno, registry) = match undecoded {
         _ if invalid.is_some() => invalid_options(set, &request, invalid, &mut diagnostics),
         Some(u) => {
-            let text = object_source.as_deref().or(object_text.as_deref()).filter(|_| located);
+            let text = object_source.as_deref().or(object_text.as_deref()).filter(|_| located[0]);
             bad_request(set, &request, (u, at.0, at.1), text, &mut diagnostics)
         }
         None => {
@@ -711,6 +729,36 @@ pub fn evaluate_documents(
         kubernetes_version,
         object_changes,
         type_checking: if full { policy_type_checks(set) } else { Vec::new() },
+    }
+}
+
+/// The decoding diagnostics of the object given as `text` (the input `name`) placed in it: an
+/// unknown field at its key, a value the decoder rejects at the value (`paths`: each
+/// diagnostic's path in the object; the positions loader reads the text again, which happens
+/// only when the object has such diagnostics).
+#[inline(never)]
+fn locate_in_object(
+    text: &str,
+    name: &str,
+    found: &mut [Diagnostic],
+    paths: &[Vec<crate::objects::Seg>],
+) {
+    let (docs, _) = parse_stream(text);
+    let Some(doc) = docs.first() else { return };
+    for (d, segs) in found.iter_mut().zip(paths) {
+        // The positions loader's paths are FieldPath's.
+        let mut path = String::new();
+        for s in segs {
+            path = match s {
+                crate::objects::Seg::Key(k) => crate::admission::yaml::child_path(&path, k),
+                crate::objects::Seg::Index(i) => crate::admission::yaml::index_path(&path, *i),
+            };
+        }
+        if let Some(p) = doc.positions.nearest(&path) {
+            let key = d.code == "object-unknown-field";
+            d.span = Some(if key { p.key_span.unwrap_or(p.span) } else { p.span });
+            d.source = Some(SourceRef::Input { name: name.into() });
+        }
     }
 }
 
@@ -743,19 +791,14 @@ fn bad_request(
         crate::objects::diagnostics::not_decoded("object-wrong-type", "object", "", &error.message)
     });
     crate::objects::diagnostics::rejected(&mut d, &message);
-    // The field's position: the positions loader's paths are FieldPath's.
-    if let Some(t) = text {
-        let mut path = String::new();
-        for s in &error.path {
-            path = match s {
-                crate::objects::Seg::Key(k) => crate::admission::yaml::child_path(&path, k),
-                crate::objects::Seg::Index(i) => crate::admission::yaml::index_path(&path, *i),
-            };
-        }
-        let (docs, _) = parse_stream(t);
-        if let Some(p) = docs.first().and_then(|doc| doc.positions.nearest(&path)) {
-            d = d.with_span(p.span, SourceRef::Input { name: "object".into() });
-        }
+    // The field's position (a diagnostic the normaliser made is placed already).
+    if let (Some(t), None) = (text, d.span) {
+        locate_in_object(
+            t,
+            "object",
+            std::slice::from_mut(&mut d),
+            std::slice::from_ref(&error.path),
+        );
     }
     diagnostics.insert(at, d);
     let why = "not reached: the request body does not decode (400 BadRequest)";

@@ -1641,3 +1641,41 @@ metadata: {name: default}
     assert_eq!(run(Some(cm), Some(cm), given), "UpdateOptions:Ignore");
     assert_eq!(run(Some(cm), None, r#"{"fieldValidation": "Strict"}"#), "DeleteOptions:-");
 }
+
+/// The object's decoding diagnostics point into the text the object was given as: an unknown
+/// field at its key, a value the decoder rejects at the value; for the request's object and for
+/// the stored oldObject, from YAML and from JSON text (a JavaScript object has no text to point
+/// into).
+#[test]
+fn decoding_diagnostics_are_located_in_the_objects_text() {
+    use vap_eval::api::{evaluate, Document, EvaluateInput, Manifests};
+    use vap_eval::diagnostic::SourceRef;
+    let object = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: default\nspec:\n  containers:\n  - name: a\n    image: x\n    bogus: {x: 1}\n";
+    let old = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"containers": [{"name": "a", "image": "x"}], "priority": "high"}}"#;
+    let input = EvaluateInput {
+        manifests: Manifests::Text(FIELD_VALIDATION_MANIFESTS.into()),
+        object: Some(Document::Text(object.into())),
+        old_object: Some(Document::Text(old.into())),
+        request: Some(Document::Text("{\"operation\": \"UPDATE\"}".into())),
+        ..Default::default()
+    };
+    let r = evaluate(&input);
+    let at = |code: &str, name: &str, text: &str| {
+        let d = r
+            .diagnostics
+            .iter()
+            .find(|d| d.code == code && d.source == Some(SourceRef::Input { name: name.into() }))
+            .unwrap_or_else(|| panic!("no located {code} in {name}: {:#?}", r.diagnostics));
+        let s = d.span.expect("a span");
+        text[s.start as usize..s.end as usize].to_string()
+    };
+    assert_eq!(at("object-unknown-field", "object", object), "bogus");
+    assert_eq!(at("object-wrong-type", "oldObject", old), "\"high\"");
+    // The same object as a JavaScript object would come: no text, no span.
+    let parsed: serde_json::Value = serde_json::from_str(old).unwrap();
+    let input = EvaluateInput { old_object: Some(Document::Object(parsed)), ..input };
+    let r = evaluate(&input);
+    let d = r.diagnostics.iter().find(|d| d.code == "object-wrong-type").expect("the warning");
+    assert_eq!((d.span, &d.source), (None, &None));
+}

@@ -38,6 +38,9 @@ pub struct Walk {
     map_keys: Vec<bool>,
     pub events: Vec<Event>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The path in the object of each of [`Self::diagnostics`] (where to place it in the
+    /// object's text).
+    pub diagnostic_paths: Vec<Vec<Seg>>,
     /// The paths of the pruned fields ([`super::Normalized::unknown_fields`]).
     pub unknown_fields: Vec<Vec<Seg>>,
 }
@@ -50,6 +53,7 @@ impl Walk {
             map_keys: Vec::new(),
             events: Vec::new(),
             diagnostics: Vec::new(),
+            diagnostic_paths: Vec::new(),
             unknown_fields: Vec::new(),
         }
     }
@@ -109,6 +113,7 @@ impl Walk {
                     mk.push(false);
                     let field = super::render_path(&p, &mk);
                     self.diagnostics.push(diagnostics::unknown_field(&self.label, &field));
+                    self.diagnostic_paths.push(p.clone());
                     self.unknown_fields.push(p);
                     self.event(&k, false, ChangeReason::Pruned);
                     m.remove(&k);

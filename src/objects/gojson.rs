@@ -51,6 +51,9 @@ pub struct Walk<'m> {
     /// [`Event::absent`] change there had `null` as its value as given.
     pub nulls: Vec<Vec<Seg>>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The path in the object of each of [`Self::diagnostics`] (where to place it in the
+    /// object's text).
+    pub diagnostic_paths: Vec<Vec<Seg>>,
     /// The paths of the unknown fields ([`super::Normalized::unknown_fields`]).
     pub unknown_fields: Vec<Vec<Seg>>,
     /// The error the decoder returns ([`super::Normalized::decode_error`]).
@@ -509,6 +512,7 @@ impl<'m> Walk<'m> {
             record: true,
             nulls: Vec::new(),
             diagnostics: Vec::new(),
+            diagnostic_paths: Vec::new(),
             unknown_fields: Vec::new(),
             error: None,
             owner: "",
@@ -798,6 +802,7 @@ impl<'m> Walk<'m> {
         let d = diagnostics::not_decoded(code, &self.label, &field, &message);
         let diagnostic = self.diagnostics.len();
         self.diagnostics.push(d);
+        self.diagnostic_paths.push(path.clone());
         // The walk goes in field declaration order; the decoder in the body's, whose keys
         // kubectl sorts: an UnmarshalJSON error stops it at once, otherwise the first saved
         // error is returned.
@@ -831,6 +836,7 @@ impl<'m> Walk<'m> {
             map_keys.push(false);
             let field = super::render_path(&path, &map_keys);
             self.diagnostics.push(diagnostics::unknown_field(&self.label, &field));
+            self.diagnostic_paths.push(path.clone());
             self.unknown_fields.push(path);
             self.event(Some(&k), ChangeReason::Pruned);
             m.remove(&k);

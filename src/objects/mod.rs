@@ -219,6 +219,8 @@ pub struct Normalized {
     /// prints them) and values that do not fit the Go type (the apiserver would reject the
     /// object; the value is kept as given).
     pub diagnostics: Vec<Diagnostic>,
+    /// The path in the object of each of `diagnostics`, to place it in the object's text.
+    pub diagnostic_paths: Vec<Vec<Seg>>,
     /// The kind was modelled (a built-in kind of the generated data, or a supplied CRD's).
     pub modelled: bool,
     /// The error the apiserver's decoder returns for this object, if any: the first value
@@ -289,7 +291,7 @@ fn normalize_with(
     let model = model::model(version);
     let mut decode_error = None;
     let mut crd = false;
-    let (events, nulls, diagnostics, unknown_fields) =
+    let (events, nulls, (diagnostics, diagnostic_paths), unknown_fields) =
         if let Some(root) = model.kind(group, ver, &kind) {
             let mut w = gojson::Walk::new(&model, version, label);
             #[cfg(not(target_arch = "wasm32"))]
@@ -298,12 +300,12 @@ fn normalize_with(
             }
             w.object(value, root);
             decode_error = w.error;
-            (w.events, w.nulls, w.diagnostics, w.unknown_fields)
+            (w.events, w.nulls, (w.diagnostics, w.diagnostic_paths), w.unknown_fields)
         } else if let Some(schema) = crd::schema_for(crds, group, ver, &kind) {
             let mut w = crd::Walk::new(label);
             w.object(value, schema);
             crd = true;
-            (w.events, Vec::new(), w.diagnostics, w.unknown_fields)
+            (w.events, Vec::new(), (w.diagnostics, w.diagnostic_paths), w.unknown_fields)
         } else {
             return Normalized::default();
         };
@@ -318,5 +320,13 @@ fn normalize_with(
         }
         None => Vec::new(),
     };
-    Normalized { changes, diagnostics, modelled: true, decode_error, unknown_fields, crd }
+    Normalized {
+        changes,
+        diagnostics,
+        diagnostic_paths,
+        modelled: true,
+        decode_error,
+        unknown_fields,
+        crd,
+    }
 }
