@@ -571,6 +571,10 @@ pub fn evaluate_documents(
     ];
     let object_text = object_text.or(texts.object);
     let old_object_text = old_object_text.or(texts.old_object);
+    let sources = [
+        object_source.as_deref().or(object_text.as_deref()).filter(|_| located[0]),
+        old_object_source.as_deref().or(old_object_text.as_deref()).filter(|_| located[1]),
+    ];
     let mut input: RequestInput = match request_fields.map(request_input) {
         Some(Ok(r)) => r,
         Some(Err(e)) => {
@@ -597,16 +601,10 @@ pub fn evaluate_documents(
     let mut unknown_fields: Vec<Vec<crate::objects::Seg>> = Vec::new();
     let mut crd = false;
     if set.normalize_objects {
-        for (value, text, label, (yaml, located)) in [
-            (&mut input.object, object_text.as_deref(), "object", (&object_source, located[0])),
-            (
-                &mut input.old_object,
-                old_object_text.as_deref(),
-                "oldObject",
-                (&old_object_source, located[1]),
-            ),
+        for (value, text, label, source) in [
+            (&mut input.object, object_text.as_deref(), "object", sources[0]),
+            (&mut input.old_object, old_object_text.as_deref(), "oldObject", sources[1]),
         ] {
-            let source = yaml.as_deref().or(text).filter(|_| located);
             if let Some(v) = value.as_mut() {
                 let crds = &set.manifests.crds;
                 let n = match text {
@@ -699,10 +697,7 @@ pub fn evaluate_documents(
     #[allow(unused_variables)]
     let (response, policies, webhooks, kyverno, registry) = match undecoded {
         _ if invalid.is_some() => invalid_options(set, &request, invalid, &mut diagnostics),
-        Some(u) => {
-            let text = object_source.as_deref().or(object_text.as_deref()).filter(|_| located[0]);
-            bad_request(set, &request, (u, at.0, at.1), text, &mut diagnostics)
-        }
+        Some(u) => bad_request(set, &request, (u, at.0, at.1), sources[0], &mut diagnostics),
         None => {
             if !ignore && !strict.is_empty() {
                 // Under Warn (the apiserver's default), what kubectl's own default would get.

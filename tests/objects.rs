@@ -1337,8 +1337,7 @@ fn unknown_fields_of_the_body_are_response_warnings() {
         };
         evaluate(&input).response.warnings
     };
-    let policy =
-        "Validation failed for ValidatingAdmissionPolicy 'warn' with binding 'warn': always";
+    let policy = POLICY_WARNING;
     assert_eq!(
         run(Some(pod), None, "CREATE"),
         vec![
@@ -1361,7 +1360,7 @@ fn unknown_fields_of_the_body_are_response_warnings() {
     assert_eq!(run(Some(&bad), None, "CREATE"), Vec::<String>::new());
 }
 
-/// Manifests for the field-validation tests: a policy that warns on every request (so whether
+/// Manifests for the unknown-field and field-validation tests: a policy that warns on every request (so whether
 /// admission ran shows in the warnings), its binding, the namespace, and a CRD.
 const FIELD_VALIDATION_MANIFESTS: &str = r#"
 apiVersion: admissionregistration.k8s.io/v1
