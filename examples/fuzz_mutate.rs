@@ -2412,8 +2412,8 @@ fn eval_line(c: &Case) -> String {
     let docs = RequestDocuments::from_input(&input);
     let result = evaluate_with(&set, &docs);
     let text_of = |s: &SourceRef| match s {
-        SourceRef::Manifest { .. } => Some(set.text.clone()),
-        SourceRef::Expression { expression } => Some(expression.clone()),
+        SourceRef::Manifest { .. } => Some(std::borrow::Cow::Borrowed(set.text.as_str())),
+        SourceRef::Expression { expression } => Some(std::borrow::Cow::Owned(expression.clone())),
         SourceRef::Input { name } => {
             let d = match name.as_str() {
                 "object" => &docs.object,
@@ -2422,7 +2422,7 @@ fn eval_line(c: &Case) -> String {
                 _ => &None,
             };
             match d {
-                Some(Document::Text(t)) => Some(t.clone()),
+                Some(Document::Text(t)) => Some(std::borrow::Cow::Borrowed(t.as_str())),
                 _ => None,
             }
         }

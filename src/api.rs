@@ -310,12 +310,12 @@ pub struct RequestSummary {
         target_arch = "wasm32",
         tsify(type = "{ group: string; version: string; kind: string }")
     )]
-    pub kind: Json,
+    pub kind: crate::admission::resources::GroupVersionKind,
     #[cfg_attr(
         target_arch = "wasm32",
         tsify(type = "{ group: string; version: string; resource: string }")
     )]
-    pub resource: Json,
+    pub resource: crate::admission::resources::GroupVersionResource,
     pub sub_resource: String,
     pub name: String,
     pub namespace: String,
@@ -325,7 +325,7 @@ pub struct RequestSummary {
             type = "{ username: string; uid: string; groups: string[]; extra: Record<string, string[]> }"
         )
     )]
-    pub user_info: Json,
+    pub user_info: crate::admission::request::UserInfo,
     pub dry_run: bool,
 }
 
@@ -333,12 +333,14 @@ impl RequestSummary {
     fn new(r: &AdmissionRequest) -> Self {
         RequestSummary {
             operation: r.operation.as_str().to_string(),
-            kind: serde_json::json!({"group": r.kind.group, "version": r.kind.version, "kind": r.kind.kind}),
-            resource: serde_json::json!({"group": r.resource.group, "version": r.resource.version, "resource": r.resource.resource}),
+            // The same JSON as the maps `{group, version, kind}` … and `serde_json::to_value` of
+            // the user info, without building them.
+            kind: r.kind.clone(),
+            resource: r.resource.clone(),
             sub_resource: r.sub_resource.clone(),
             name: r.name.clone(),
             namespace: r.namespace.clone(),
-            user_info: serde_json::to_value(&r.user_info).unwrap_or(Json::Null),
+            user_info: r.user_info.clone(),
             dry_run: r.dry_run,
         }
     }
@@ -1480,7 +1482,11 @@ pub fn utf16_position(text: &str, offset: u32) -> (u32, u32, u32) {
 }
 
 /// Convert a diagnostic for JavaScript. `text_of` gives the text a [`SourceRef`] points into.
-pub fn to_js(d: &Diagnostic, text_of: &dyn Fn(&SourceRef) -> Option<String>) -> JsDiagnostic {
+/// (Borrowed where it can be: the manifests' text is not copied for each of their diagnostics.)
+pub fn to_js<'t>(
+    d: &Diagnostic,
+    text_of: &dyn Fn(&SourceRef) -> Option<std::borrow::Cow<'t, str>>,
+) -> JsDiagnostic {
     let text = d.source.as_ref().and_then(text_of);
     let mut js = JsDiagnostic {
         severity: d.severity,

@@ -11,6 +11,7 @@ use js_sys::{Array, JSON};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
+use std::borrow::Cow;
 use wasm_bindgen::prelude::*;
 
 use crate::admission::policy_set;
@@ -167,9 +168,9 @@ pub fn evaluate(
     let input = evaluate_input("evaluate(input)", &input)?;
     let set = api::compile(&input.manifests, &input.set_options());
     let docs = RequestDocuments::from_input(&input);
-    let sources = texts_of(&docs);
+    let sources = Sources::Texts(texts_of(&docs));
     let result = api::evaluate_owned(&set, docs);
-    with_diagnostics(&result, &result.diagnostics, &|s| text_of(s, &set.text, &sources))
+    with_diagnostics(result, |r| &mut r.diagnostics, &|s| text_of(s, &set.text, &sources))
 }
 
 /// Parse and type-check every expression of the manifests; nothing is evaluated.
@@ -182,8 +183,8 @@ pub fn typecheck(
     let input = evaluate_input("typecheck(input)", &input)?;
     let text = input.manifests.to_text();
     let result = api::typecheck(&input);
-    let none = RequestDocuments::default();
-    with_diagnostics(&result, &result.diagnostics, &|s| text_of(s, &text, &none))
+    let none = Sources::Texts(RequestDocuments::default());
+    with_diagnostics(result, |r| &mut r.diagnostics, &|s| text_of(s, &text, &none))
 }
 
 /// Check and evaluate one CEL expression. `variables`: `object`, `oldObject`, `params`,
@@ -206,9 +207,9 @@ pub fn evaluate_expression(
     let variables: Map<String, Json> = optional_arg("evaluateExpression(variables)", &variables)?;
     let options: ExpressionOptions = optional_arg("evaluateExpression(options)", &options)?;
     let result = api::evaluate_expression(&expression, &variables, &options);
-    with_diagnostics(&result, &result.diagnostics, &|s| match s {
-        SourceRef::Expression { expression } => Some(expression.clone()),
-        SourceRef::Input { name } => variables.get(name).and_then(Json::as_str).map(String::from),
+    with_diagnostics(result, |r| &mut r.diagnostics, &|s| match s {
+        SourceRef::Expression { expression } => Some(Cow::Owned(expression.clone())),
+        SourceRef::Input { name } => variables.get(name).and_then(Json::as_str).map(Cow::Borrowed),
         SourceRef::Manifest { .. } => None,
     })
 }
@@ -252,16 +253,16 @@ impl JsPolicySet {
         #[wasm_bindgen(unchecked_param_type = "RequestDocuments")] request: JsValue,
     ) -> Result<JsValue, JsError> {
         panic_hook();
-        let (docs, texts) = request_documents("PolicySet.evaluate(request)", &request)?;
-        let sources = texts_of(&docs);
+        let (docs, texts, sources) = request_documents("PolicySet.evaluate(request)", &request)?;
         let result = api::evaluate_documents(&self.set, docs, texts);
-        with_diagnostics(&result, &result.diagnostics, &|s| text_of(s, &self.set.text, &sources))
+        let text_of = |s: &SourceRef| text_of(s, &self.set.text, &sources);
+        with_diagnostics(result, |r| &mut r.diagnostics, &text_of)
     }
 
     /// Loading, validation and compile problems of the manifests.
     #[wasm_bindgen(getter, unchecked_return_type = "Diagnostic[]")]
     pub fn diagnostics(&self) -> Result<JsValue, JsError> {
-        let none = RequestDocuments::default();
+        let none = Sources::Texts(RequestDocuments::default());
         to_js_value(&js_diagnostics(&self.set.diagnostics, &|s| text_of(s, &self.set.text, &none)))
     }
 
@@ -274,21 +275,33 @@ impl JsPolicySet {
 
 // ---------------------------------------------------------------------------------------------
 
+/// The request documents given as text, which diagnostics may point into.
+enum Sources {
+    /// The texts themselves ([`texts_of`]).
+    Texts(RequestDocuments),
+    /// The JS strings of `object`, `oldObject` and `request` as read ([`request_documents_fast`]):
+    /// converted again only for a diagnostic that points into one, not copied for every request.
+    Js([Option<JsValue>; 3]),
+}
+
 /// The text a diagnostic's span indexes: the manifests, the expression, or a request input.
-fn text_of(source: &SourceRef, manifests: &str, docs: &RequestDocuments) -> Option<String> {
+fn text_of<'t>(source: &SourceRef, manifests: &'t str, docs: &'t Sources) -> Option<Cow<'t, str>> {
     match source {
-        SourceRef::Manifest { .. } => Some(manifests.to_string()),
-        SourceRef::Expression { expression } => Some(expression.clone()),
+        SourceRef::Manifest { .. } => Some(Cow::Borrowed(manifests)),
+        SourceRef::Expression { expression } => Some(Cow::Owned(expression.clone())),
         SourceRef::Input { name } => {
-            let doc = match name.as_str() {
-                "object" => &docs.object,
-                "oldObject" => &docs.old_object,
-                "request" => &docs.request,
-                _ => &None,
+            let i = match name.as_str() {
+                "object" => 0,
+                "oldObject" => 1,
+                "request" => 2,
+                _ => return None,
             };
-            match doc {
-                Some(Document::Text(t)) => Some(t.clone()),
-                _ => None,
+            match docs {
+                Sources::Js(strings) => strings[i].as_ref().and_then(large_string).map(Cow::Owned),
+                Sources::Texts(docs) => match [&docs.object, &docs.old_object, &docs.request][i] {
+                    Some(Document::Text(t)) => Some(Cow::Borrowed(t)),
+                    _ => None,
+                },
             }
         }
     }
@@ -313,34 +326,42 @@ fn texts_of(docs: &RequestDocuments) -> RequestDocuments {
 /// cost, bench/README.md). Anything else, and any property that does not convert, takes the
 /// general path, which gives the same result or the same error.
 /// An object's `JSON.stringify` text is kept when it is plain JSON ([`ObjectTexts`]).
+/// Also the documents' texts, for the diagnostics ([`Sources`]).
 fn request_documents(
     what: &str,
     value: &JsValue,
-) -> Result<(RequestDocuments, ObjectTexts), JsError> {
+) -> Result<(RequestDocuments, ObjectTexts, Sources), JsError> {
     match request_documents_fast(value) {
         Some(docs) => Ok(docs),
-        None => Ok((input_arg(what, value)?, ObjectTexts::default())),
+        None => {
+            let docs: RequestDocuments = input_arg(what, value)?;
+            let sources = Sources::Texts(texts_of(&docs));
+            Ok((docs, ObjectTexts::default(), sources))
+        }
     }
 }
 
-fn request_documents_fast(value: &JsValue) -> Option<(RequestDocuments, ObjectTexts)> {
+fn request_documents_fast(value: &JsValue) -> Option<(RequestDocuments, ObjectTexts, Sources)> {
     let object = plain_object(value)?;
     let mut docs = RequestDocuments::default();
     let mut texts = ObjectTexts::default();
+    let mut strings: [Option<JsValue>; 3] = Default::default();
     for key in js_sys::Object::keys(object).iter() {
-        let (slot, text) = match key.as_string()?.as_str() {
-            "object" => (&mut docs.object, Some(&mut texts.object)),
-            "oldObject" => (&mut docs.old_object, Some(&mut texts.old_object)),
-            "request" => (&mut docs.request, None),
+        let (slot, text, i) = match key.as_string()?.as_str() {
+            "object" => (&mut docs.object, Some(&mut texts.object), 0),
+            "oldObject" => (&mut docs.old_object, Some(&mut texts.old_object), 1),
+            "request" => (&mut docs.request, None, 2),
             _ => return None,
         };
-        let (document, plain) = document_fast(&js_sys::Reflect::get(value, &key).ok()?)?;
+        let v = js_sys::Reflect::get(value, &key).ok()?;
+        let (document, plain) = document_fast(&v)?;
+        strings[i] = matches!(document, Some(Document::Text(_))).then_some(v);
         *slot = document;
         if let Some(t) = text {
             *t = plain;
         }
     }
-    Some((docs, texts))
+    Some((docs, texts, Sources::Js(strings)))
 }
 
 /// One document of a plain argument (`object`, `oldObject`, `request`, `schemas`), read on its
@@ -403,26 +424,36 @@ fn stringified(value: &JsValue) -> Result<Option<String>, JsValue> {
     Ok(Some(out))
 }
 
-fn js_diagnostics(
+fn js_diagnostics<'t>(
     diagnostics: &[Diagnostic],
-    text_of: &dyn Fn(&SourceRef) -> Option<String>,
+    text_of: &dyn Fn(&SourceRef) -> Option<Cow<'t, str>>,
 ) -> Vec<JsDiagnostic> {
     diagnostics.iter().map(|d| api::to_js(d, text_of)).collect()
 }
 
-/// `result` (a struct with a `diagnostics` field) as a JS object whose `diagnostics` are the JS
-/// form of `diagnostics`. One text crosses to the host: the result's JSON with the JS form
-/// appended as a second `diagnostics` member, which `JSON.parse` lets replace the first's value
-/// in place (ECMA-262 `JSON.parse`: a repeated name's last value wins; the property keeps the
-/// position of its first definition).
-fn with_diagnostics<T: Serialize>(
-    result: &T,
-    diagnostics: &[Diagnostic],
-    text_of: &dyn Fn(&SourceRef) -> Option<String>,
+/// `result` (a struct with a `diagnostics` field, the one `diagnostics` returns) as a JS object
+/// whose `diagnostics` are their JS form. One text crosses to the host: the result's JSON, its
+/// diagnostics taken out first (serialised as `[]`), with the JS form appended as a second
+/// `diagnostics` member, which `JSON.parse` lets replace the first's value in place (ECMA-262
+/// `JSON.parse`: a repeated name's last value wins; the property keeps the position of its
+/// first definition). The Rust form is neither serialised nor parsed.
+fn with_diagnostics<'t, T: Serialize>(
+    mut result: T,
+    diagnostics: fn(&mut T) -> &mut Vec<Diagnostic>,
+    text_of: &dyn Fn(&SourceRef) -> Option<Cow<'t, str>>,
 ) -> Result<JsValue, JsError> {
+    let js = js_diagnostics(&std::mem::take(diagnostics(&mut result)), text_of);
+    let text = serde_json::to_string(&result).ok();
+    drop(result);
+    append_diagnostics(text, &js)
+}
+
+/// [`with_diagnostics`]' part that does not depend on the result's type.
+#[inline(never)]
+fn append_diagnostics(text: Option<String>, js: &[JsDiagnostic]) -> Result<JsValue, JsError> {
     let fail = || JsError::new("vap-eval: could not convert the result");
-    let mut text = serde_json::to_string(result).map_err(|_| fail())?;
-    let js = serde_json::to_string(&js_diagnostics(diagnostics, text_of)).map_err(|_| fail())?;
+    let mut text = text.ok_or_else(fail)?;
+    let js = serde_json::to_string(js).map_err(|_| fail())?;
     if text.pop() != Some('}') {
         return Err(fail());
     }
