@@ -2,6 +2,7 @@
 //! files they came from, kubectl-like evaluation text, the test table and the audit report.
 
 use serde_json::Value as Json;
+use std::borrow::Cow;
 use std::io::IsTerminal;
 use vap_eval::api::{render, to_js, EvaluateResult};
 use vap_eval::audit::{ObjectReport, Summary};
@@ -117,9 +118,9 @@ pub fn result_json(
 ) -> Json {
     let mut value = serde_json::to_value(r).unwrap_or(Json::Null);
     let text_of = |s: &SourceRef| match s {
-        SourceRef::Manifest { .. } => Some(map.text.clone()),
-        SourceRef::Input { name } => inputs(name),
-        SourceRef::Expression { expression } => Some(expression.clone()),
+        SourceRef::Manifest { .. } => Some(Cow::Borrowed(map.text.as_str())),
+        SourceRef::Input { name } => inputs(name).map(Cow::Owned),
+        SourceRef::Expression { expression } => Some(Cow::Owned(expression.clone())),
     };
     let diagnostics: Vec<Json> = r
         .diagnostics
@@ -228,9 +229,9 @@ pub fn eval_text(
             s.reason, verb.0, s.message
         ))),
         (None, Some(q)) => {
-            let group = q.resource["group"].as_str().unwrap_or_default();
-            let resource = q.resource["resource"].as_str().unwrap_or_default();
-            let singular = q.kind["kind"].as_str().unwrap_or_default().to_lowercase();
+            let group = q.resource.group.as_str();
+            let resource = q.resource.resource.as_str();
+            let singular = q.kind.kind.to_lowercase();
             let what = if group.is_empty() { singular } else { format!("{singular}.{group}") };
             let _ = resource;
             out.push_str(&paint.green(&format!("{what}/{} {} (admitted)", q.name, verb.1)));
