@@ -715,6 +715,9 @@ pub fn evaluate_documents(
         }
     };
     object_changes.extend(registry);
+    // The objects' trees freed by code compiled for speed (`dispose`).
+    vap_eval_json::dispose(request.object.take());
+    vap_eval_json::dispose(request.old_object.take());
     EvaluateResult {
         response,
         request: Some(summary),
