@@ -443,7 +443,7 @@ fn with_diagnostics<'t, T: Serialize>(
     text_of: &dyn Fn(&SourceRef) -> Option<Cow<'t, str>>,
 ) -> Result<JsValue, JsError> {
     let js = js_diagnostics(&std::mem::take(diagnostics(&mut result)), text_of);
-    let text = serde_json::to_string(&result).ok();
+    let text = vap_eval_json::ser::to_string(&result).ok();
     drop(result);
     append_diagnostics(text, &js)
 }
@@ -453,7 +453,7 @@ fn with_diagnostics<'t, T: Serialize>(
 fn append_diagnostics(text: Option<String>, js: &[JsDiagnostic]) -> Result<JsValue, JsError> {
     let fail = || JsError::new("vap-eval: could not convert the result");
     let mut text = text.ok_or_else(fail)?;
-    let js = serde_json::to_string(js).map_err(|_| fail())?;
+    let js = vap_eval_json::ser::to_string(js).map_err(|_| fail())?;
     if text.pop() != Some('}') {
         return Err(fail());
     }
@@ -469,7 +469,7 @@ fn append_diagnostics(text: Option<String>, js: &[JsDiagnostic]) -> Result<JsVal
 /// `value` as a plain JS object: serialised to JSON text in wasm and parsed once by the host
 /// (one boundary crossing, instead of one per field).
 fn to_js_value<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    let text = serde_json::to_string(value)
+    let text = vap_eval_json::ser::to_string(value)
         .map_err(|e| JsError::new(&format!("vap-eval: could not convert the result: {e}")))?;
     JSON::parse(&text).map_err(|_| JsError::new("vap-eval: could not convert the result"))
 }

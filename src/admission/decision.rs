@@ -400,7 +400,7 @@ pub fn validation_failure_annotation(failures: &[ValidationFailureValue]) -> Opt
         return None;
     }
     let capped = &failures[..failures.len().min(MAX_AUDIT_FAILURES)];
-    let json = serde_json::to_string(capped).ok()?;
+    let json = vap_eval_json::ser::to_string(capped).ok()?;
     Some(go_json_escape(&json))
 }
 

@@ -252,7 +252,10 @@ impl Loaded {
         let mut out = String::new();
         for g in self.vaps.iter().flatten() {
             // The same serializer the result goes through (no second one in the wasm).
-            let docs = [serde_json::to_string(&g.policy), serde_json::to_string(&g.binding)];
+            let docs = [
+                vap_eval_json::ser::to_string(&g.policy),
+                vap_eval_json::ser::to_string(&g.binding),
+            ];
             for v in docs.into_iter().flatten() {
                 out.push_str("\n---\n");
                 out.push_str(&v);

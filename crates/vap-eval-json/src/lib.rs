@@ -20,6 +20,8 @@
 //! JSON text parser besides [`read`] (schema bundles, JavaScript values, literals), so that
 //! serde_json's own text parser is not in the wasm module.
 
+pub mod ser;
+
 use serde_json::{Map, Number, Value};
 use std::fmt;
 
