@@ -5,7 +5,8 @@
 //! (vap-eval's `tests/result_text.rs`). vap-eval's results go through it: with serde_json's
 //! own serializer, every call of the result's serialisation (a key's quotes, a comma) was code
 //! compiled at `z` in vap-eval, where serde's derives are instantiated (bench/README.md, "The
-//! user path, fourth round").
+//! user path, fourth round"). serde_json's `raw_value` and `arbitrary_precision` tokens, features
+//! the workspace does not enable, are not special-cased.
 
 use serde::ser::{self, Impossible, Serialize};
 use serde_json::Error;
