@@ -882,19 +882,94 @@ fn before_admission(
     (response, Vec::new(), webhooks, Default::default(), Vec::new())
 }
 
-/// `serde_json::from_value::<RequestInput>`. An object (what every request is) is read as the
-/// map it holds, as `from_value` does; anything else goes through `from_value` itself, out of
-/// line: its sequence form (a struct read from a list) is code the first `evaluate()` of a page
-/// would otherwise compile for nothing.
+/// `serde_json::from_value::<RequestInput>`. An object (what every request is) is read field by
+/// field in the map's order, each field's value with `from_value` of the field's type, as the
+/// derived visitor does (the first error wins; unknown keys are skipped; a missing field keeps
+/// `RequestInput::default()`'s; errors from a `Value` carry no position, so the texts are the
+/// same). Anything else goes through `from_value` itself, out of line: its sequence form (a
+/// struct read from a list) is code the first `evaluate()` of a page would otherwise compile for
+/// nothing. The derived visitor for the map was 8.8 KB of wasm in one function, all of it
+/// compiled on a page's first `evaluate()`; here each field type's reader is its own function,
+/// compiled only when a request has that field.
+#[inline(never)]
 fn request_input(value: Json) -> Result<RequestInput, serde_json::Error> {
     #[inline(never)]
     fn other(value: Json) -> Result<RequestInput, serde_json::Error> {
-        serde_json::from_value(value)
+        request_input_not_object(value)
     }
-    match value {
-        Json::Object(m) => RequestInput::deserialize(m),
-        other_value => other(other_value),
+    #[inline(never)]
+    fn field<T: DeserializeOwned>(v: Json) -> Result<Option<T>, serde_json::Error> {
+        serde_json::from_value(v)
     }
+    let m = match value {
+        Json::Object(m) => m,
+        other_value => return other(other_value),
+    };
+    let mut r = RequestInput::default();
+    for (k, v) in m {
+        match k.as_str() {
+            "operation" => r.operation = field(v)?,
+            "kind" => r.kind = field(v)?,
+            "resource" => r.resource = field(v)?,
+            "subResource" => r.sub_resource = field(v)?,
+            "requestKind" => r.request_kind = field(v)?,
+            "requestResource" => r.request_resource = field(v)?,
+            "requestSubResource" => r.request_sub_resource = field(v)?,
+            "name" => r.name = field(v)?,
+            "namespace" => r.namespace = field(v)?,
+            "userInfo" => r.user_info = field(v)?,
+            "dryRun" => r.dry_run = field(v)?,
+            "options" => r.options = field(v)?,
+            "object" => r.object = field(v)?,
+            "oldObject" => r.old_object = field(v)?,
+            _ => {}
+        }
+    }
+    Ok(r)
+}
+
+/// `serde_json::from_value::<RequestInput>` of a value that is not an object, without the
+/// derived visitor's map code (an object is read by [`request_input`]): a list is the struct's
+/// sequence form, read as `from_value` reads it (the derived `visit_seq`, then serde_json's
+/// `fewer elements in array` when elements remain); anything else is `from_value`'s invalid
+/// type error.
+fn request_input_not_object(value: Json) -> Result<RequestInput, serde_json::Error> {
+    use serde::de::{Error, Unexpected};
+    struct Seq(std::vec::IntoIter<Json>);
+    impl<'de> SeqAccess<'de> for Seq {
+        type Error = serde_json::Error;
+        fn next_element_seed<T: de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: T,
+        ) -> Result<Option<T::Value>, serde_json::Error> {
+            self.0.next().map(|v| seed.deserialize(v)).transpose()
+        }
+        fn size_hint(&self) -> Option<usize> {
+            Some(self.0.len())
+        }
+    }
+    let expected = &"struct RequestInput";
+    let unexpected = match value {
+        Json::Array(a) => {
+            let len = a.len();
+            let mut seq = Seq(a.into_iter());
+            let r = RequestInput::deserialize(de::value::SeqAccessDeserializer::new(&mut seq))?;
+            return match seq.0.len() {
+                0 => Ok(r),
+                _ => Err(Error::invalid_length(len, &"fewer elements in array")),
+            };
+        }
+        Json::Null => Unexpected::Unit,
+        Json::Bool(b) => Unexpected::Bool(b),
+        Json::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Unexpected::Unsigned(u),
+            (None, Some(i)) => Unexpected::Signed(i),
+            _ => Unexpected::Float(n.as_f64().unwrap_or_default()),
+        },
+        Json::String(s) => return Err(Error::invalid_type(Unexpected::Str(&s), expected)),
+        object @ Json::Object(_) => return request_input(object),
+    };
+    Err(Error::invalid_type(unexpected, expected))
 }
 
 /// kube-apiserver's admission chain for the parts modelled: MutatingAdmissionWebhook, then
@@ -1586,6 +1661,44 @@ fn render_field(d: &Diagnostic, head: &mut String) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn request_input_reads_as_from_value() {
+        let mut inputs = vec![
+            json!({}),
+            json!({"operation": "CREATE", "userInfo": {"username": "a", "groups": ["g"]}}),
+            json!({"operation": null, "kind": {"group": "apps", "version": "v1", "kind": "D"},
+                "resource": {"resource": "deployments"}, "subResource": "scale",
+                "requestKind": {"kind": "Scale"}, "requestResource": {"group": "x"},
+                "requestSubResource": "", "name": "n", "namespace": "ns", "dryRun": true,
+                "options": {"a": 1}, "object": {"b": 2}, "oldObject": null, "unknown": [1]}),
+            json!({"operation": 3}),
+            json!({"name": "n", "kind": "Deployment"}),
+            json!({"userInfo": {"groups": "g"}}),
+            json!({"dryRun": "yes", "operation": []}),
+            json!({"kind": {"group": 1}}),
+            json!(null),
+            json!(true),
+            json!(3),
+            json!(-3),
+            json!(1.5),
+            json!("CREATE"),
+            json!([]),
+            json!(["CREATE"]),
+            json!([3]),
+            json!(["CREATE", null, null, null, null, null, null, "n"]),
+        ];
+        let mut long = vec![json!("DELETE")];
+        long.extend(std::iter::repeat_n(json!(null), 13));
+        inputs.push(Json::Array(long.clone()));
+        long.push(json!(null));
+        inputs.push(Json::Array(long));
+        for v in inputs {
+            let want = serde_json::from_value::<RequestInput>(v.clone()).map_err(|e| e.to_string());
+            let got = request_input(v.clone()).map_err(|e| e.to_string());
+            assert_eq!(got, want, "{v}");
+        }
+    }
 
     #[test]
     fn inputs_deserialise_with_errors_naming_the_field() {

@@ -64,6 +64,11 @@ impl SchemaSources<'_> {
         })
     }
 
+    /// Whether no kind can resolve: [`resolve`](Self::resolve) is `None` for every kind.
+    pub fn is_empty(&self) -> bool {
+        self.user.is_empty() && self.crds.is_empty() && self.builtin.is_none()
+    }
+
     /// The root schema of `gvk` (`ResolveSchema`), or `None` (`ErrSchemaNotFound`).
     pub fn resolve(&self, gvk: &GroupVersionKind) -> Option<Json> {
         let key = format!("{}/{}", gvk.api_version(), gvk.kind);
@@ -354,6 +359,12 @@ pub fn check_policy(
     version: KubeVersion,
     runtime_failed: &dyn Fn(&str) -> bool,
 ) -> PolicyTypeCheck {
+    // Nothing to resolve a kind's schema from (no input schemas, no CRDs, no built-in bundle:
+    // the playground's first evaluation, before it loads the schemas): no kind has a typed
+    // environment, so there is nothing to check, as `typed_envs` would find.
+    if sources.is_empty() {
+        return PolicyTypeCheck::default();
+    }
     let compiler = CelCompiler::new(version, EnvironmentMode::StoredExpressions);
     let catalog = manifests.catalog();
     let envs = typed_envs(&policy.object, &catalog, sources, &compiler);
