@@ -578,10 +578,7 @@ pub fn evaluate_documents(
     let mut input: RequestInput = match request_fields.map(request_input) {
         Some(Ok(r)) => r,
         Some(Err(e)) => {
-            diagnostics.push(
-                Diagnostic::error("input-request-invalid", format!("request: {e}"))
-                    .with_field("request"),
-            );
+            diagnostics.push(request_invalid(e));
             RequestInput::default()
         }
         None => RequestInput::default(),
@@ -633,15 +630,7 @@ pub fn evaluate_documents(
     // then `admission.NewAttributesRecord(…, options, …)`); DeleteOptions have no such field.
     use crate::admission::request::Operation;
     if let (Some(v), Some(r)) = (field_validation, &mut request) {
-        let v = match v {
-            Json::String(s) => s,
-            other => other.to_string(),
-        };
-        if let (Some(Json::Object(o)), Operation::Create | Operation::Update, false) =
-            (&mut r.options, r.operation, v.is_empty())
-        {
-            o.insert("fieldValidation".into(), Json::String(v));
-        }
+        set_field_validation(v, r);
     }
     diagnostics.extend(derived);
     let kubernetes_version = set.version.to_string();
@@ -654,18 +643,7 @@ pub fn evaluate_documents(
         unknown_fields.clear();
     }
     let Some(mut request) = request else {
-        return EvaluateResult {
-            response: AdmissionResponse { allowed: true, ..AdmissionResponse::default() },
-            request: None,
-            policies: Vec::new(),
-            webhooks: Vec::new(),
-            #[cfg(feature = "kyverno")]
-            kyverno: None,
-            diagnostics,
-            kubernetes_version,
-            object_changes,
-            type_checking: if full { policy_type_checks(set) } else { Vec::new() },
-        };
+        return no_request(set, full, diagnostics, kubernetes_version, object_changes);
     };
     // The request as it came (the registry may name it: validating admission sees that name).
     let summary = RequestSummary::new(&request);
@@ -678,17 +656,14 @@ pub fn evaluate_documents(
     let ignore = directive == "Ignore";
     let invalid =
         (!matches!(directive, "" | "Warn" | "Strict" | "Ignore")).then(|| directive.to_string());
-    let (first, strict) = strict_errors(&unknown_fields, crd);
+    let (first, strict) = match unknown_fields.is_empty() {
+        true => (0, Vec::new()),
+        false => strict_errors(&unknown_fields, crd),
+    };
     if let (true, None, false) = (directive == "Strict", &undecoded, strict.is_empty()) {
         // Under Strict the strict errors are the decoder's error (json.go `unmarshal` returns
         // them only when nothing else failed: a value that does not decode wins).
-        undecoded = Some(crate::objects::DecodeError {
-            path: unknown_fields[first].clone(),
-            map_keys: Vec::new(),
-            fatal: false,
-            message: format!("strict decoding error: {}", strict.join(", ")),
-            diagnostic: first,
-        });
+        undecoded = Some(strict_decode_error(&unknown_fields[first], &strict, first));
     }
     if invalid.is_some() || undecoded.is_some() {
         // Nothing was decoded, defaulted or stored.
@@ -700,10 +675,7 @@ pub fn evaluate_documents(
         Some(u) => bad_request(set, &request, (u, at.0, at.1), sources[0], &mut diagnostics),
         None => {
             if !ignore && !strict.is_empty() {
-                // Under Warn (the apiserver's default), what kubectl's own default would get.
-                for d in diagnostics.iter_mut().skip(at.0).take(at.1) {
-                    d.help = "kubectl's default, --validate=strict (fieldValidation=Strict), gets 400 BadRequest".into();
-                }
+                strict_help(&mut diagnostics, at);
             }
             let mut out = admit(set, &mut request, &set.catalog, &mut diagnostics);
             if !ignore && !strict.is_empty() {
@@ -724,6 +696,85 @@ pub fn evaluate_documents(
         kubernetes_version,
         object_changes,
         type_checking: if full { policy_type_checks(set) } else { Vec::new() },
+    }
+}
+
+/// The diagnostic of a `request` that does not decode (out of line, as the other paths of
+/// [`evaluate_documents`] the usual request does not take: V8 compiles a function whole on its
+/// first call, so cold code inlined there costs a page's first `evaluate()`).
+#[cold]
+#[inline(never)]
+fn request_invalid(e: serde_json::Error) -> Diagnostic {
+    Diagnostic::error("input-request-invalid", format!("request: {e}")).with_field("request")
+}
+
+/// `request.fieldValidation` (a query parameter takes any text) into the CreateOptions or
+/// UpdateOptions (handlers/create.go, update.go: `DecodeParameters(values, …, options)`, then
+/// `admission.NewAttributesRecord(…, options, …)`); DeleteOptions have no such field.
+#[inline(never)]
+fn set_field_validation(v: Json, r: &mut AdmissionRequest) {
+    use crate::admission::request::Operation;
+    let v = match v {
+        Json::String(s) => s,
+        other => other.to_string(),
+    };
+    if let (Some(Json::Object(o)), Operation::Create | Operation::Update, false) =
+        (&mut r.options, r.operation, v.is_empty())
+    {
+        o.insert("fieldValidation".into(), Json::String(v));
+    }
+}
+
+/// The result when no request could be derived: allowed, nothing evaluated.
+#[cold]
+#[inline(never)]
+fn no_request(
+    set: &PolicySet,
+    full: bool,
+    diagnostics: Vec<Diagnostic>,
+    kubernetes_version: String,
+    object_changes: Vec<ObjectChange>,
+) -> EvaluateResult {
+    EvaluateResult {
+        response: AdmissionResponse { allowed: true, ..AdmissionResponse::default() },
+        request: None,
+        policies: Vec::new(),
+        webhooks: Vec::new(),
+        #[cfg(feature = "kyverno")]
+        kyverno: None,
+        diagnostics,
+        kubernetes_version,
+        object_changes,
+        type_checking: if full { policy_type_checks(set) } else { Vec::new() },
+    }
+}
+
+/// Under Strict, the strict errors as the decoder's error.
+#[cold]
+#[inline(never)]
+fn strict_decode_error(
+    path: &[crate::objects::Seg],
+    strict: &[String],
+    first: usize,
+) -> crate::objects::DecodeError {
+    crate::objects::DecodeError {
+        path: path.to_vec(),
+        map_keys: Vec::new(),
+        fatal: false,
+        message: format!("strict decoding error: {}", strict.join(", ")),
+        diagnostic: first,
+    }
+}
+
+/// Under Warn (the apiserver's default), what kubectl's own default would get: the help of the
+/// object's `at.1` diagnostics at `at.0`.
+#[cold]
+#[inline(never)]
+fn strict_help(diagnostics: &mut [Diagnostic], at: (usize, usize)) {
+    for d in diagnostics.iter_mut().skip(at.0).take(at.1) {
+        d.help =
+            "kubectl's default, --validate=strict (fieldValidation=Strict), gets 400 BadRequest"
+                .into();
     }
 }
 
@@ -895,7 +946,7 @@ fn before_admission(
 fn request_input(value: Json) -> Result<RequestInput, serde_json::Error> {
     #[inline(never)]
     fn other(value: Json) -> Result<RequestInput, serde_json::Error> {
-        request_input_not_object(value)
+        not_object(value, "struct RequestInput", request_input)
     }
     #[inline(never)]
     fn field<T: DeserializeOwned>(v: Json) -> Result<Option<T>, serde_json::Error> {
@@ -928,12 +979,16 @@ fn request_input(value: Json) -> Result<RequestInput, serde_json::Error> {
     Ok(r)
 }
 
-/// `serde_json::from_value::<RequestInput>` of a value that is not an object, without the
-/// derived visitor's map code (an object is read by [`request_input`]): a list is the struct's
-/// sequence form, read as `from_value` reads it (the derived `visit_seq`, then serde_json's
-/// `fewer elements in array` when elements remain); anything else is `from_value`'s invalid
-/// type error.
-fn request_input_not_object(value: Json) -> Result<RequestInput, serde_json::Error> {
+/// `serde_json::from_value::<T>` of a value that is not an object (`T` a struct, `expected` its
+/// derived visitor's `expecting`), without the derived visitor's map code (an object is read by
+/// `object`): a list is the struct's sequence form, read as `from_value` reads it (the derived
+/// `visit_seq`, then serde_json's `fewer elements in array` when elements remain); anything else
+/// is `from_value`'s invalid type error.
+fn not_object<T: DeserializeOwned>(
+    value: Json,
+    expected: &'static str,
+    object: fn(Json) -> Result<T, serde_json::Error>,
+) -> Result<T, serde_json::Error> {
     use serde::de::{Error, Unexpected};
     struct Seq(std::vec::IntoIter<Json>);
     impl<'de> SeqAccess<'de> for Seq {
@@ -948,12 +1003,12 @@ fn request_input_not_object(value: Json) -> Result<RequestInput, serde_json::Err
             Some(self.0.len())
         }
     }
-    let expected = &"struct RequestInput";
+    let expected = &expected;
     let unexpected = match value {
         Json::Array(a) => {
             let len = a.len();
             let mut seq = Seq(a.into_iter());
-            let r = RequestInput::deserialize(de::value::SeqAccessDeserializer::new(&mut seq))?;
+            let r = T::deserialize(de::value::SeqAccessDeserializer::new(&mut seq))?;
             return match seq.0.len() {
                 0 => Ok(r),
                 _ => Err(Error::invalid_length(len, &"fewer elements in array")),
@@ -967,7 +1022,7 @@ fn request_input_not_object(value: Json) -> Result<RequestInput, serde_json::Err
             _ => Unexpected::Float(n.as_f64().unwrap_or_default()),
         },
         Json::String(s) => return Err(Error::invalid_type(Unexpected::Str(&s), expected)),
-        object @ Json::Object(_) => return request_input(object),
+        o @ Json::Object(_) => return object(o),
     };
     Err(Error::invalid_type(unexpected, expected))
 }
@@ -1677,6 +1732,18 @@ mod tests {
             json!({"userInfo": {"groups": "g"}}),
             json!({"dryRun": "yes", "operation": []}),
             json!({"kind": {"group": 1}}),
+            json!({"userInfo": null}),
+            json!({"userInfo": {"username": null}}),
+            json!({"userInfo": {"uid": "u", "extra": {"a": ["b"]}, "other": 1}}),
+            json!({"userInfo": {"extra": {"a": "b"}}}),
+            json!({"userInfo": {"groups": [1]}}),
+            json!({"userInfo": []}),
+            json!({"userInfo": ["alice"]}),
+            json!({"userInfo": ["alice", "u", ["g"], {}]}),
+            json!({"userInfo": ["alice", "u", ["g"], {}, 1]}),
+            json!({"userInfo": "alice"}),
+            json!({"userInfo": 1.5}),
+            json!({"userInfo": false}),
             json!(null),
             json!(true),
             json!(3),

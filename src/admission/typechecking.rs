@@ -361,10 +361,23 @@ pub fn check_policy(
 ) -> PolicyTypeCheck {
     // Nothing to resolve a kind's schema from (no input schemas, no CRDs, no built-in bundle:
     // the playground's first evaluation, before it loads the schemas): no kind has a typed
-    // environment, so there is nothing to check, as `typed_envs` would find.
+    // environment, so there is nothing to check, as `typed_envs` would find. The checking
+    // itself out of line, so that such a call does not compile it.
     if sources.is_empty() {
         return PolicyTypeCheck::default();
     }
+    check_policy_with(text, manifests, policy, sources, version, runtime_failed)
+}
+
+#[inline(never)]
+fn check_policy_with(
+    text: &str,
+    manifests: &Manifests,
+    policy: &Loaded<ValidatingAdmissionPolicy>,
+    sources: &SchemaSources<'_>,
+    version: KubeVersion,
+    runtime_failed: &dyn Fn(&str) -> bool,
+) -> PolicyTypeCheck {
     let compiler = CelCompiler::new(version, EnvironmentMode::StoredExpressions);
     let catalog = manifests.catalog();
     let envs = typed_envs(&policy.object, &catalog, sources, &compiler);
