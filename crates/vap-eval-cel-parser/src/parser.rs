@@ -75,12 +75,7 @@ impl ParseError {
 pub fn parse(source: &str, options: ParseOptions) -> Result<Ast, Vec<ParseError>> {
     let code_points = source.chars().count();
     if code_points > MAX_CODE_POINTS {
-        return Err(vec![ParseError::at(
-            None,
-            format!(
-                "expression code point size exceeds limit: size: {code_points}, limit {MAX_CODE_POINTS}"
-            ),
-        )]);
+        return Err(too_long(code_points));
     }
     let (tokens, lex_errors) = lexer::tokenize(source);
     prescan_depth(&tokens)?;
@@ -116,6 +111,19 @@ pub fn parse(source: &str, options: ParseOptions) -> Result<Ast, Vec<ParseError>
         }
         _ => Err(sort_by_offset(errors)),
     }
+}
+
+/// The error of an expression over the size limit (out of line: a page's first `evaluate()`
+/// compiles `parse` whole).
+#[cold]
+#[inline(never)]
+fn too_long(code_points: usize) -> Vec<ParseError> {
+    vec![ParseError::at(
+        None,
+        format!(
+            "expression code point size exceeds limit: size: {code_points}, limit {MAX_CODE_POINTS}"
+        ),
+    )]
 }
 
 /// `errors` stably sorted by offset (`None` first), as `sort_by_key(|e| e.offset)` would: each
