@@ -933,85 +933,78 @@ fn before_admission(
     (response, Vec::new(), webhooks, Default::default(), Vec::new())
 }
 
-/// `serde_json::from_value::<RequestInput>`. An object (what every request is) is read field by
-/// field in the map's order, each field's value with `from_value` of the field's type, as the
-/// derived visitor does (the first error wins; unknown keys are skipped; a missing field keeps
-/// `RequestInput::default()`'s; errors from a `Value` carry no position, so the texts are the
-/// same). Anything else goes through `from_value` itself, out of line: its sequence form (a
-/// struct read from a list) is code the first `evaluate()` of a page would otherwise compile for
-/// nothing. The derived visitor for the map was 8.8 KB of wasm in one function, all of it
-/// compiled on a page's first `evaluate()`; here each field type's reader is its own function,
-/// compiled only when a request has that field.
+/// `serde_json::from_value::<RequestInput>`, without the derived visitor (its map form was
+/// 8.8 KB of wasm in one function, all of it compiled on a page's first `evaluate()`). Read as
+/// `from_value` reads it: an object field by field in the map's order (unknown keys skipped), a
+/// list as the struct's sequence form (the fields in declaration order; a missing element keeps
+/// the default, as the container's `#[serde(default)]` has the derived `visit_seq` do; then
+/// serde_json's `fewer elements in array` when elements remain); each value with `from_value` of
+/// its field's type (the first error wins; errors from a `Value` carry no position, so the texts
+/// are the same); anything else is `from_value`'s invalid type error. A missing field keeps
+/// `RequestInput::default()`'s. Each field type's reader is its own function, compiled only
+/// when a request has that field.
 #[inline(never)]
 fn request_input(value: Json) -> Result<RequestInput, serde_json::Error> {
-    #[inline(never)]
-    fn other(value: Json) -> Result<RequestInput, serde_json::Error> {
-        not_object(value, "struct RequestInput", request_input)
-    }
+    use serde::de::{Error, Unexpected};
+    /// The fields in declaration order (the sequence form's), by their JSON names.
+    const FIELDS: [&str; 14] = [
+        "operation",
+        "kind",
+        "resource",
+        "subResource",
+        "requestKind",
+        "requestResource",
+        "requestSubResource",
+        "name",
+        "namespace",
+        "userInfo",
+        "dryRun",
+        "options",
+        "object",
+        "oldObject",
+    ];
     #[inline(never)]
     fn field<T: DeserializeOwned>(v: Json) -> Result<Option<T>, serde_json::Error> {
         serde_json::from_value(v)
     }
-    let m = match value {
-        Json::Object(m) => m,
-        other_value => return other(other_value),
-    };
-    let mut r = RequestInput::default();
-    for (k, v) in m {
-        match k.as_str() {
-            "operation" => r.operation = field(v)?,
-            "kind" => r.kind = field(v)?,
-            "resource" => r.resource = field(v)?,
-            "subResource" => r.sub_resource = field(v)?,
-            "requestKind" => r.request_kind = field(v)?,
-            "requestResource" => r.request_resource = field(v)?,
-            "requestSubResource" => r.request_sub_resource = field(v)?,
-            "name" => r.name = field(v)?,
-            "namespace" => r.namespace = field(v)?,
-            "userInfo" => r.user_info = field(v)?,
-            "dryRun" => r.dry_run = field(v)?,
-            "options" => r.options = field(v)?,
-            "object" => r.object = field(v)?,
-            "oldObject" => r.old_object = field(v)?,
+    fn set(r: &mut RequestInput, i: usize, v: Json) -> Result<(), serde_json::Error> {
+        match i {
+            0 => r.operation = field(v)?,
+            1 => r.kind = field(v)?,
+            2 => r.resource = field(v)?,
+            3 => r.sub_resource = field(v)?,
+            4 => r.request_kind = field(v)?,
+            5 => r.request_resource = field(v)?,
+            6 => r.request_sub_resource = field(v)?,
+            7 => r.name = field(v)?,
+            8 => r.namespace = field(v)?,
+            9 => r.user_info = field(v)?,
+            10 => r.dry_run = field(v)?,
+            11 => r.options = field(v)?,
+            12 => r.object = field(v)?,
+            13 => r.old_object = field(v)?,
             _ => {}
         }
+        Ok(())
     }
-    Ok(r)
-}
-
-/// `serde_json::from_value::<T>` of a value that is not an object (`T` a struct, `expected` its
-/// derived visitor's `expecting`), without the derived visitor's map code (an object is read by
-/// `object`): a list is the struct's sequence form, read as `from_value` reads it (the derived
-/// `visit_seq`, then serde_json's `fewer elements in array` when elements remain); anything else
-/// is `from_value`'s invalid type error.
-fn not_object<T: DeserializeOwned>(
-    value: Json,
-    expected: &'static str,
-    object: fn(Json) -> Result<T, serde_json::Error>,
-) -> Result<T, serde_json::Error> {
-    use serde::de::{Error, Unexpected};
-    struct Seq(std::vec::IntoIter<Json>);
-    impl<'de> SeqAccess<'de> for Seq {
-        type Error = serde_json::Error;
-        fn next_element_seed<T: de::DeserializeSeed<'de>>(
-            &mut self,
-            seed: T,
-        ) -> Result<Option<T::Value>, serde_json::Error> {
-            self.0.next().map(|v| seed.deserialize(v)).transpose()
-        }
-        fn size_hint(&self) -> Option<usize> {
-            Some(self.0.len())
-        }
-    }
-    let expected = &expected;
+    let mut r = RequestInput::default();
     let unexpected = match value {
+        Json::Object(m) => {
+            for (k, v) in m {
+                if let Some(i) = FIELDS.iter().position(|f| *f == k) {
+                    set(&mut r, i, v)?;
+                }
+            }
+            return Ok(r);
+        }
         Json::Array(a) => {
             let len = a.len();
-            let mut seq = Seq(a.into_iter());
-            let r = T::deserialize(de::value::SeqAccessDeserializer::new(&mut seq))?;
-            return match seq.0.len() {
-                0 => Ok(r),
-                _ => Err(Error::invalid_length(len, &"fewer elements in array")),
+            for (i, v) in a.into_iter().take(FIELDS.len()).enumerate() {
+                set(&mut r, i, v)?;
+            }
+            return match len > FIELDS.len() {
+                false => Ok(r),
+                true => Err(Error::invalid_length(len, &"fewer elements in array")),
             };
         }
         Json::Null => Unexpected::Unit,
@@ -1021,10 +1014,11 @@ fn not_object<T: DeserializeOwned>(
             (None, Some(i)) => Unexpected::Signed(i),
             _ => Unexpected::Float(n.as_f64().unwrap_or_default()),
         },
-        Json::String(s) => return Err(Error::invalid_type(Unexpected::Str(&s), expected)),
-        o @ Json::Object(_) => return object(o),
+        Json::String(s) => {
+            return Err(Error::invalid_type(Unexpected::Str(&s), &"struct RequestInput"))
+        }
     };
-    Err(Error::invalid_type(unexpected, expected))
+    Err(Error::invalid_type(unexpected, &"struct RequestInput"))
 }
 
 /// kube-apiserver's admission chain for the parts modelled: MutatingAdmissionWebhook, then
@@ -1759,6 +1753,8 @@ mod tests {
         long.extend(std::iter::repeat_n(json!(null), 13));
         inputs.push(Json::Array(long.clone()));
         long.push(json!(null));
+        inputs.push(Json::Array(long.clone()));
+        long[0] = json!(3);
         inputs.push(Json::Array(long));
         for v in inputs {
             let want = serde_json::from_value::<RequestInput>(v.clone()).map_err(|e| e.to_string());
