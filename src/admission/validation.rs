@@ -211,12 +211,14 @@ pub fn validate_policy(
             }
         }
     }
-    errs.extend(validate_match_conditions(
-        &spec.match_conditions,
-        &sp.child("matchConditions"),
-        compiler,
-        has_params,
-    ));
+    if !spec.match_conditions.is_empty() {
+        errs.extend(validate_match_conditions(
+            &spec.match_conditions,
+            &sp.child("matchConditions"),
+            compiler,
+            has_params,
+        ));
+    }
     // variables, compiled in order, each seeing the earlier ones
     let composition = !spec.variables.is_empty();
     let vars_for = |n: usize| {
