@@ -934,18 +934,11 @@ fn before_admission(
 }
 
 /// `serde_json::from_value::<RequestInput>`, without the derived visitor (its map form was
-/// 8.8 KB of wasm in one function, all of it compiled on a page's first `evaluate()`). Read as
-/// `from_value` reads it: an object field by field in the map's order (unknown keys skipped), a
-/// list as the struct's sequence form (the fields in declaration order; a missing element keeps
-/// the default, as the container's `#[serde(default)]` has the derived `visit_seq` do; then
-/// serde_json's `fewer elements in array` when elements remain); each value with `from_value` of
-/// its field's type (the first error wins; errors from a `Value` carry no position, so the texts
-/// are the same); anything else is `from_value`'s invalid type error. A missing field keeps
-/// `RequestInput::default()`'s. Each field type's reader is its own function, compiled only
-/// when a request has that field.
+/// 8.8 KB of wasm in one function, all of it compiled on a page's first `evaluate()`): read by
+/// [`read_struct`], each field's value with `from_value` of its type in a function of its own,
+/// compiled only when a request has that field.
 #[inline(never)]
 fn request_input(value: Json) -> Result<RequestInput, serde_json::Error> {
-    use serde::de::{Error, Unexpected};
     /// The fields in declaration order (the sequence form's), by their JSON names.
     const FIELDS: [&str; 14] = [
         "operation",
@@ -978,7 +971,7 @@ fn request_input(value: Json) -> Result<RequestInput, serde_json::Error> {
             6 => r.request_sub_resource = field(v)?,
             7 => r.name = field(v)?,
             8 => r.namespace = field(v)?,
-            9 => r.user_info = field(v)?,
+            9 => r.user_info = user_info(v)?,
             10 => r.dry_run = field(v)?,
             11 => r.options = field(v)?,
             12 => r.object = field(v)?,
@@ -987,11 +980,54 @@ fn request_input(value: Json) -> Result<RequestInput, serde_json::Error> {
         }
         Ok(())
     }
-    let mut r = RequestInput::default();
+    read_struct(value, &FIELDS, "struct RequestInput", set)
+}
+
+/// `serde_json::from_value::<Option<UserInfo>>`, read as [`request_input`] reads the request
+/// (the derived visitor was 2.6 KB of wasm compiled on a page's first `evaluate()`).
+#[inline(never)]
+fn user_info(
+    value: Json,
+) -> Result<Option<crate::admission::request::UserInfo>, serde_json::Error> {
+    use crate::admission::request::UserInfo;
+    const FIELDS: [&str; 4] = ["username", "uid", "groups", "extra"];
+    fn set(u: &mut UserInfo, i: usize, v: Json) -> Result<(), serde_json::Error> {
+        match i {
+            0 => u.username = serde_json::from_value(v)?,
+            1 => u.uid = serde_json::from_value(v)?,
+            2 => u.groups = serde_json::from_value(v)?,
+            3 => u.extra = serde_json::from_value(v)?,
+            _ => {}
+        }
+        Ok(())
+    }
+    match value {
+        Json::Null => Ok(None),
+        v => read_struct(v, &FIELDS, "struct UserInfo", set).map(Some),
+    }
+}
+
+/// `serde_json::from_value::<T>` for a struct `T` whose derived `Deserialize` has the
+/// container's `#[serde(default)]` (`fields`: its fields' JSON names in declaration order;
+/// `expected`: the derived visitor's `expecting`; `set`: field `i` from its value), without the
+/// derived visitor. Read as `from_value` reads it: an object field by field in the map's order
+/// (unknown keys skipped), a list as the struct's sequence form (the fields in declaration
+/// order; a missing element keeps the default, as the derived `visit_seq` does under the
+/// container's default; then serde_json's `fewer elements in array` when elements remain);
+/// anything else is `from_value`'s invalid type error. A missing field keeps `T::default()`'s;
+/// the first error wins (errors from a `Value` carry no position, so the texts are the same).
+fn read_struct<T: Default>(
+    value: Json,
+    fields: &[&str],
+    expected: &'static str,
+    set: fn(&mut T, usize, Json) -> Result<(), serde_json::Error>,
+) -> Result<T, serde_json::Error> {
+    use serde::de::{Error, Unexpected};
+    let mut r = T::default();
     let unexpected = match value {
         Json::Object(m) => {
             for (k, v) in m {
-                if let Some(i) = FIELDS.iter().position(|f| *f == k) {
+                if let Some(i) = fields.iter().position(|f| *f == k) {
                     set(&mut r, i, v)?;
                 }
             }
@@ -999,10 +1035,10 @@ fn request_input(value: Json) -> Result<RequestInput, serde_json::Error> {
         }
         Json::Array(a) => {
             let len = a.len();
-            for (i, v) in a.into_iter().take(FIELDS.len()).enumerate() {
+            for (i, v) in a.into_iter().take(fields.len()).enumerate() {
                 set(&mut r, i, v)?;
             }
-            return match len > FIELDS.len() {
+            return match len > fields.len() {
                 false => Ok(r),
                 true => Err(Error::invalid_length(len, &"fewer elements in array")),
             };
@@ -1014,11 +1050,9 @@ fn request_input(value: Json) -> Result<RequestInput, serde_json::Error> {
             (None, Some(i)) => Unexpected::Signed(i),
             _ => Unexpected::Float(n.as_f64().unwrap_or_default()),
         },
-        Json::String(s) => {
-            return Err(Error::invalid_type(Unexpected::Str(&s), &"struct RequestInput"))
-        }
+        Json::String(s) => return Err(Error::invalid_type(Unexpected::Str(&s), &expected)),
     };
-    Err(Error::invalid_type(unexpected, &"struct RequestInput"))
+    Err(Error::invalid_type(unexpected, &expected))
 }
 
 /// kube-apiserver's admission chain for the parts modelled: MutatingAdmissionWebhook, then
