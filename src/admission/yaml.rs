@@ -868,36 +868,52 @@ pub fn resolve_yaml_scalar(text: &str) -> Result<Value, String> {
         if let Some(i) = go_parse_int(&plain) {
             return Ok(Value::Number(i.into()));
         }
-        if go_parse_uint(&plain).is_some() {
-            // Go prints the uint64; the apiserver cannot fit it in int64 and decodes a float64.
-            if let Ok(f) = plain.trim_start_matches('+').parse::<f64>() {
-                return Ok(float_after_json(f));
-            }
-        }
-        if is_yaml_style_float(&plain) {
-            if let Ok(f) = plain.parse::<f64>() {
-                return Ok(float_after_json(f));
-            }
-        }
-        if let Some(rest) = plain.strip_prefix("0b") {
-            if let Ok(i) = i64::from_str_radix(rest, 2) {
-                return Ok(Value::Number(i.into()));
-            }
-        } else if let Some(rest) = plain.strip_prefix("-0b") {
-            if let Ok(i) = i64::from_str_radix(rest, 2) {
-                return Ok(Value::Number((-i).into()));
-            }
-        }
-        return Ok(Value::String(text.to_string()));
+        return Ok(not_int(text, &plain));
     }
     if first == b'.' {
-        if let Ok(f) = text.parse::<f64>() {
-            if f.is_finite() {
-                return Ok(float_after_json(f));
-            }
-        }
+        return Ok(dot_scalar(text));
     }
     Ok(Value::String(text.to_string()))
+}
+
+/// A plain scalar starting with a digit or a sign that is not an int: a uint, a float, a binary
+/// int or a string (out of line, as [`dot_scalar`]: the usual manifests' numbers are ints, and
+/// a page's first `evaluate()` compiles what is inlined into the functions it calls).
+#[inline(never)]
+fn not_int(text: &str, plain: &str) -> Value {
+    if go_parse_uint(plain).is_some() {
+        // Go prints the uint64; the apiserver cannot fit it in int64 and decodes a float64.
+        if let Ok(f) = plain.trim_start_matches('+').parse::<f64>() {
+            return float_after_json(f);
+        }
+    }
+    if is_yaml_style_float(plain) {
+        if let Ok(f) = plain.parse::<f64>() {
+            return float_after_json(f);
+        }
+    }
+    if let Some(rest) = plain.strip_prefix("0b") {
+        if let Ok(i) = i64::from_str_radix(rest, 2) {
+            return Value::Number(i.into());
+        }
+    } else if let Some(rest) = plain.strip_prefix("-0b") {
+        if let Ok(i) = i64::from_str_radix(rest, 2) {
+            return Value::Number((-i).into());
+        }
+    }
+    Value::String(text.to_string())
+}
+
+/// A plain scalar starting with `.`: a finite float, or a string.
+#[cold]
+#[inline(never)]
+fn dot_scalar(text: &str) -> Value {
+    if let Ok(f) = text.parse::<f64>() {
+        if f.is_finite() {
+            return float_after_json(f);
+        }
+    }
+    Value::String(text.to_string())
 }
 
 /// Go `encoding/json` prints integral floats below 1e21 without fraction or exponent, and the
