@@ -580,10 +580,7 @@ pub fn evaluate_documents(
     let mut input: RequestInput = match request_fields.map(request_input) {
         Some(Ok(r)) => r,
         Some(Err(e)) => {
-            diagnostics.push(
-                Diagnostic::error("input-request-invalid", format!("request: {e}"))
-                    .with_field("request"),
-            );
+            diagnostics.push(request_invalid(e));
             RequestInput::default()
         }
         None => RequestInput::default(),
@@ -635,15 +632,7 @@ pub fn evaluate_documents(
     // then `admission.NewAttributesRecord(…, options, …)`); DeleteOptions have no such field.
     use crate::admission::request::Operation;
     if let (Some(v), Some(r)) = (field_validation, &mut request) {
-        let v = match v {
-            Json::String(s) => s,
-            other => other.to_string(),
-        };
-        if let (Some(Json::Object(o)), Operation::Create | Operation::Update, false) =
-            (&mut r.options, r.operation, v.is_empty())
-        {
-            o.insert("fieldValidation".into(), Json::String(v));
-        }
+        set_field_validation(v, r);
     }
     diagnostics.extend(derived);
     let kubernetes_version = set.version.to_string();
@@ -656,18 +645,7 @@ pub fn evaluate_documents(
         unknown_fields.clear();
     }
     let Some(mut request) = request else {
-        return EvaluateResult {
-            response: AdmissionResponse { allowed: true, ..AdmissionResponse::default() },
-            request: None,
-            policies: Vec::new(),
-            webhooks: Vec::new(),
-            #[cfg(feature = "kyverno")]
-            kyverno: None,
-            diagnostics,
-            kubernetes_version,
-            object_changes,
-            type_checking: if full { policy_type_checks(set) } else { Vec::new() },
-        };
+        return no_request(set, full, diagnostics, kubernetes_version, object_changes);
     };
     // The request as it came (the registry may name it: validating admission sees that name).
     let summary = RequestSummary::new(&request);
@@ -680,17 +658,14 @@ pub fn evaluate_documents(
     let ignore = directive == "Ignore";
     let invalid =
         (!matches!(directive, "" | "Warn" | "Strict" | "Ignore")).then(|| directive.to_string());
-    let (first, strict) = strict_errors(&unknown_fields, crd);
+    let (first, strict) = match unknown_fields.is_empty() {
+        true => (0, Vec::new()),
+        false => strict_errors(&unknown_fields, crd),
+    };
     if let (true, None, false) = (directive == "Strict", &undecoded, strict.is_empty()) {
         // Under Strict the strict errors are the decoder's error (json.go `unmarshal` returns
         // them only when nothing else failed: a value that does not decode wins).
-        undecoded = Some(crate::objects::DecodeError {
-            path: unknown_fields[first].clone(),
-            map_keys: Vec::new(),
-            fatal: false,
-            message: format!("strict decoding error: {}", strict.join(", ")),
-            diagnostic: first,
-        });
+        undecoded = Some(strict_decode_error(&unknown_fields[first], &strict, first));
     }
     if invalid.is_some() || undecoded.is_some() {
         // Nothing was decoded, defaulted or stored.
@@ -702,10 +677,7 @@ pub fn evaluate_documents(
         Some(u) => bad_request(set, &request, (u, at.0, at.1), sources[0], &mut diagnostics),
         None => {
             if !ignore && !strict.is_empty() {
-                // Under Warn (the apiserver's default), what kubectl's own default would get.
-                for d in diagnostics.iter_mut().skip(at.0).take(at.1) {
-                    d.help = "kubectl's default, --validate=strict (fieldValidation=Strict), gets 400 BadRequest".into();
-                }
+                strict_help(&mut diagnostics, at);
             }
             let mut out = admit(set, &mut request, &set.catalog, &mut diagnostics);
             if !ignore && !strict.is_empty() {
@@ -729,6 +701,85 @@ pub fn evaluate_documents(
         kubernetes_version,
         object_changes,
         type_checking: if full { policy_type_checks(set) } else { Vec::new() },
+    }
+}
+
+/// The diagnostic of a `request` that does not decode (out of line, as the other paths of
+/// [`evaluate_documents`] the usual request does not take: V8 compiles a function whole on its
+/// first call, so cold code inlined there costs a page's first `evaluate()`).
+#[cold]
+#[inline(never)]
+fn request_invalid(e: serde_json::Error) -> Diagnostic {
+    Diagnostic::error("input-request-invalid", format!("request: {e}")).with_field("request")
+}
+
+/// `request.fieldValidation` (a query parameter takes any text) into the CreateOptions or
+/// UpdateOptions (handlers/create.go, update.go: `DecodeParameters(values, …, options)`, then
+/// `admission.NewAttributesRecord(…, options, …)`); DeleteOptions have no such field.
+#[inline(never)]
+fn set_field_validation(v: Json, r: &mut AdmissionRequest) {
+    use crate::admission::request::Operation;
+    let v = match v {
+        Json::String(s) => s,
+        other => other.to_string(),
+    };
+    if let (Some(Json::Object(o)), Operation::Create | Operation::Update, false) =
+        (&mut r.options, r.operation, v.is_empty())
+    {
+        o.insert("fieldValidation".into(), Json::String(v));
+    }
+}
+
+/// The result when no request could be derived: allowed, nothing evaluated.
+#[cold]
+#[inline(never)]
+fn no_request(
+    set: &PolicySet,
+    full: bool,
+    diagnostics: Vec<Diagnostic>,
+    kubernetes_version: String,
+    object_changes: Vec<ObjectChange>,
+) -> EvaluateResult {
+    EvaluateResult {
+        response: AdmissionResponse { allowed: true, ..AdmissionResponse::default() },
+        request: None,
+        policies: Vec::new(),
+        webhooks: Vec::new(),
+        #[cfg(feature = "kyverno")]
+        kyverno: None,
+        diagnostics,
+        kubernetes_version,
+        object_changes,
+        type_checking: if full { policy_type_checks(set) } else { Vec::new() },
+    }
+}
+
+/// Under Strict, the strict errors as the decoder's error.
+#[cold]
+#[inline(never)]
+fn strict_decode_error(
+    path: &[crate::objects::Seg],
+    strict: &[String],
+    first: usize,
+) -> crate::objects::DecodeError {
+    crate::objects::DecodeError {
+        path: path.to_vec(),
+        map_keys: Vec::new(),
+        fatal: false,
+        message: format!("strict decoding error: {}", strict.join(", ")),
+        diagnostic: first,
+    }
+}
+
+/// Under Warn (the apiserver's default), what kubectl's own default would get: the help of the
+/// object's `at.1` diagnostics at `at.0`.
+#[cold]
+#[inline(never)]
+fn strict_help(diagnostics: &mut [Diagnostic], at: (usize, usize)) {
+    for d in diagnostics.iter_mut().skip(at.0).take(at.1) {
+        d.help =
+            "kubectl's default, --validate=strict (fieldValidation=Strict), gets 400 BadRequest"
+                .into();
     }
 }
 
@@ -887,19 +938,126 @@ fn before_admission(
     (response, Vec::new(), webhooks, Default::default(), Vec::new())
 }
 
-/// `serde_json::from_value::<RequestInput>`. An object (what every request is) is read as the
-/// map it holds, as `from_value` does; anything else goes through `from_value` itself, out of
-/// line: its sequence form (a struct read from a list) is code the first `evaluate()` of a page
-/// would otherwise compile for nothing.
+/// `serde_json::from_value::<RequestInput>`, without the derived visitor (its map form was
+/// 8.8 KB of wasm in one function, all of it compiled on a page's first `evaluate()`): read by
+/// [`read_struct`], each field's value with `from_value` of its type in a function of its own,
+/// compiled only when a request has that field.
+#[inline(never)]
 fn request_input(value: Json) -> Result<RequestInput, serde_json::Error> {
+    /// The fields in declaration order (the sequence form's), by their JSON names.
+    const FIELDS: [&str; 14] = [
+        "operation",
+        "kind",
+        "resource",
+        "subResource",
+        "requestKind",
+        "requestResource",
+        "requestSubResource",
+        "name",
+        "namespace",
+        "userInfo",
+        "dryRun",
+        "options",
+        "object",
+        "oldObject",
+    ];
     #[inline(never)]
-    fn other(value: Json) -> Result<RequestInput, serde_json::Error> {
-        serde_json::from_value(value)
+    fn field<T: DeserializeOwned>(v: Json) -> Result<Option<T>, serde_json::Error> {
+        serde_json::from_value(v)
+    }
+    fn set(r: &mut RequestInput, i: usize, v: Json) -> Result<(), serde_json::Error> {
+        match i {
+            0 => r.operation = field(v)?,
+            1 => r.kind = field(v)?,
+            2 => r.resource = field(v)?,
+            3 => r.sub_resource = field(v)?,
+            4 => r.request_kind = field(v)?,
+            5 => r.request_resource = field(v)?,
+            6 => r.request_sub_resource = field(v)?,
+            7 => r.name = field(v)?,
+            8 => r.namespace = field(v)?,
+            9 => r.user_info = user_info(v)?,
+            10 => r.dry_run = field(v)?,
+            11 => r.options = field(v)?,
+            12 => r.object = field(v)?,
+            13 => r.old_object = field(v)?,
+            _ => {}
+        }
+        Ok(())
+    }
+    read_struct(value, &FIELDS, "struct RequestInput", set)
+}
+
+/// `serde_json::from_value::<Option<UserInfo>>`, read as [`request_input`] reads the request
+/// (the derived visitor was 2.6 KB of wasm compiled on a page's first `evaluate()`).
+#[inline(never)]
+fn user_info(
+    value: Json,
+) -> Result<Option<crate::admission::request::UserInfo>, serde_json::Error> {
+    use crate::admission::request::UserInfo;
+    const FIELDS: [&str; 4] = ["username", "uid", "groups", "extra"];
+    fn set(u: &mut UserInfo, i: usize, v: Json) -> Result<(), serde_json::Error> {
+        match i {
+            0 => u.username = serde_json::from_value(v)?,
+            1 => u.uid = serde_json::from_value(v)?,
+            2 => u.groups = serde_json::from_value(v)?,
+            3 => u.extra = serde_json::from_value(v)?,
+            _ => {}
+        }
+        Ok(())
     }
     match value {
-        Json::Object(m) => RequestInput::deserialize(m),
-        other_value => other(other_value),
+        Json::Null => Ok(None),
+        v => read_struct(v, &FIELDS, "struct UserInfo", set).map(Some),
     }
+}
+
+/// `serde_json::from_value::<T>` for a struct `T` whose derived `Deserialize` has the
+/// container's `#[serde(default)]` (`fields`: its fields' JSON names in declaration order;
+/// `expected`: the derived visitor's `expecting`; `set`: field `i` from its value), without the
+/// derived visitor. Read as `from_value` reads it: an object field by field in the map's order
+/// (unknown keys skipped), a list as the struct's sequence form (the fields in declaration
+/// order; a missing element keeps the default, as the derived `visit_seq` does under the
+/// container's default; then serde_json's `fewer elements in array` when elements remain);
+/// anything else is `from_value`'s invalid type error. A missing field keeps `T::default()`'s;
+/// the first error wins (errors from a `Value` carry no position, so the texts are the same).
+fn read_struct<T: Default>(
+    value: Json,
+    fields: &[&str],
+    expected: &'static str,
+    set: fn(&mut T, usize, Json) -> Result<(), serde_json::Error>,
+) -> Result<T, serde_json::Error> {
+    use serde::de::{Error, Unexpected};
+    let mut r = T::default();
+    let unexpected = match value {
+        Json::Object(m) => {
+            for (k, v) in m {
+                if let Some(i) = fields.iter().position(|f| *f == k) {
+                    set(&mut r, i, v)?;
+                }
+            }
+            return Ok(r);
+        }
+        Json::Array(a) => {
+            let len = a.len();
+            for (i, v) in a.into_iter().take(fields.len()).enumerate() {
+                set(&mut r, i, v)?;
+            }
+            return match len > fields.len() {
+                false => Ok(r),
+                true => Err(Error::invalid_length(len, &"fewer elements in array")),
+            };
+        }
+        Json::Null => Unexpected::Unit,
+        Json::Bool(b) => Unexpected::Bool(b),
+        Json::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Unexpected::Unsigned(u),
+            (None, Some(i)) => Unexpected::Signed(i),
+            _ => Unexpected::Float(n.as_f64().unwrap_or_default()),
+        },
+        Json::String(s) => return Err(Error::invalid_type(Unexpected::Str(&s), &expected)),
+    };
+    Err(Error::invalid_type(unexpected, &expected))
 }
 
 /// kube-apiserver's admission chain for the parts modelled: MutatingAdmissionWebhook, then
@@ -1595,6 +1753,58 @@ fn render_field(d: &Diagnostic, head: &mut String) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn request_input_reads_as_from_value() {
+        let mut inputs = vec![
+            json!({}),
+            json!({"operation": "CREATE", "userInfo": {"username": "a", "groups": ["g"]}}),
+            json!({"operation": null, "kind": {"group": "apps", "version": "v1", "kind": "D"},
+                "resource": {"resource": "deployments"}, "subResource": "scale",
+                "requestKind": {"kind": "Scale"}, "requestResource": {"group": "x"},
+                "requestSubResource": "", "name": "n", "namespace": "ns", "dryRun": true,
+                "options": {"a": 1}, "object": {"b": 2}, "oldObject": null, "unknown": [1]}),
+            json!({"operation": 3}),
+            json!({"name": "n", "kind": "Deployment"}),
+            json!({"userInfo": {"groups": "g"}}),
+            json!({"dryRun": "yes", "operation": []}),
+            json!({"kind": {"group": 1}}),
+            json!({"userInfo": null}),
+            json!({"userInfo": {"username": null}}),
+            json!({"userInfo": {"uid": "u", "extra": {"a": ["b"]}, "other": 1}}),
+            json!({"userInfo": {"extra": {"a": "b"}}}),
+            json!({"userInfo": {"groups": [1]}}),
+            json!({"userInfo": []}),
+            json!({"userInfo": ["alice"]}),
+            json!({"userInfo": ["alice", "u", ["g"], {}]}),
+            json!({"userInfo": ["alice", "u", ["g"], {}, 1]}),
+            json!({"userInfo": "alice"}),
+            json!({"userInfo": 1.5}),
+            json!({"userInfo": false}),
+            json!(null),
+            json!(true),
+            json!(3),
+            json!(-3),
+            json!(1.5),
+            json!("CREATE"),
+            json!([]),
+            json!(["CREATE"]),
+            json!([3]),
+            json!(["CREATE", null, null, null, null, null, null, "n"]),
+        ];
+        let mut long = vec![json!("DELETE")];
+        long.extend(std::iter::repeat_n(json!(null), 13));
+        inputs.push(Json::Array(long.clone()));
+        long.push(json!(null));
+        inputs.push(Json::Array(long.clone()));
+        long[0] = json!(3);
+        inputs.push(Json::Array(long));
+        for v in inputs {
+            let want = serde_json::from_value::<RequestInput>(v.clone()).map_err(|e| e.to_string());
+            let got = request_input(v.clone()).map_err(|e| e.to_string());
+            assert_eq!(got, want, "{v}");
+        }
+    }
 
     #[test]
     fn inputs_deserialise_with_errors_naming_the_field() {

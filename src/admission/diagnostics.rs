@@ -82,10 +82,18 @@ pub fn not_evaluated(group: &str, kind: &str, name: &str) -> Option<Diagnostic> 
         }
         _ => return None,
     };
-    Some(Diagnostic::warning(
+    Some(not_evaluated_diagnostic(group, kind, name, why))
+}
+
+/// Out of line: most manifests hold none of those kinds (and `not_evaluated` runs for each of
+/// their objects, on a page's first `evaluate()` too).
+#[cold]
+#[inline(never)]
+fn not_evaluated_diagnostic(group: &str, kind: &str, name: &str, why: &str) -> Diagnostic {
+    Diagnostic::warning(
         "manifest-not-evaluated",
         format!("{kind} \"{name}\" ({group}) is not evaluated: {why}"),
-    ))
+    )
 }
 
 /// Two objects of the same kind and name: the later document wins, as with `kubectl apply`.

@@ -131,9 +131,7 @@ pub fn dispatch(
         let counts = !hypothetical || set.setup.unbound_policies == UnboundPolicies::Bind;
         let fp = p.spec.failure_policy.as_deref();
         if let ParamKindResolution::Dropped { reason } = param_kind {
-            trace.reason = format!(
-                "paramKind.apiVersion does not parse ({reason}): the apiserver drops the policy"
-            );
+            trace.reason = dropped_reason(reason);
             out.policies.push(trace);
             continue;
         }
@@ -158,15 +156,7 @@ pub fn dispatch(
             trace.reason = format!("matched {} ({})", matched.resource, matched.kind);
         }
         if matched.via_equivalent {
-            trace.reason = format!(
-                "matched only through matchPolicy: Equivalent as {}; the apiserver would convert the object to that version first, which vap-eval cannot do, so the policy was not evaluated",
-                matched.kind
-            );
-            out.diagnostics.push(
-                Diagnostic::warning("policy-needs-conversion", trace.reason.clone())
-                    .with_field(format!("ValidatingAdmissionPolicy/{name}: spec.matchConstraints")),
-            );
-            out.policies.push(trace);
+            needs_conversion(&mut out, trace, &matched.kind, &name);
             continue;
         }
         if let ParamKindResolution::Unresolvable { message } = param_kind {
@@ -238,28 +228,11 @@ pub fn dispatch(
             let namespace_json = if ns_name.is_empty() { None } else { namespaces.get(ns_name) };
             if !ns_name.is_empty() && namespace_json.is_none() {
                 if !counts {
-                    bt.reason = format!("{HYPOTHETICAL}; namespaces \"{ns_name}\" not found");
+                    bt.reason = hypothetical_namespace_missing(ns_name);
                     trace.bindings.push(bt);
                     continue;
                 }
-                trace.bindings.push(bt);
-                if hypothetical {
-                    trace.reason = format!("{NEVER_EVALUATED}; {}", trace.reason);
-                }
-                out.policies.push(trace);
-                out.response = AdmissionResponse {
-                    allowed: false,
-                    status: Some(namespace_not_found(ns_name)),
-                    warnings: response.warnings.texts(),
-                    audit_annotations: BTreeMap::new(),
-                };
-                out.diagnostics.push(
-                    Diagnostic::error(
-                        "namespace-not-found",
-                        format!("namespaces \"{ns_name}\" not found: supply the Namespace object with the manifests"),
-                    )
-                    .with_help("kube-apiserver fetches the request's namespace for every evaluated binding; when it does not exist the request fails with 404 NotFound"),
-                );
+                namespace_missing(&mut out, trace, bt, hypothetical, response, ns_name);
                 return out;
             }
             // The same namespace (the request's) for every binding that reaches here.
@@ -380,6 +353,72 @@ pub fn dispatch(
     out
 }
 
+/// The trace reason of a policy whose paramKind does not parse (out of line, as the other
+/// paths below that the usual request does not take: V8 compiles a function whole on its first
+/// call, so cold code inlined here costs a page's first `evaluate()`).
+#[cold]
+#[inline(never)]
+fn dropped_reason(reason: &str) -> String {
+    format!("paramKind.apiVersion does not parse ({reason}): the apiserver drops the policy")
+}
+
+/// A policy matched only through an equivalent resource: not evaluated, said so.
+#[cold]
+#[inline(never)]
+fn needs_conversion(
+    out: &mut Dispatched,
+    mut trace: PolicyTrace,
+    kind: &super::resources::GroupVersionKind,
+    name: &str,
+) {
+    trace.reason = format!(
+        "matched only through matchPolicy: Equivalent as {kind}; the apiserver would convert the object to that version first, which vap-eval cannot do, so the policy was not evaluated",
+    );
+    out.diagnostics.push(
+        Diagnostic::warning("policy-needs-conversion", trace.reason.clone())
+            .with_field(format!("ValidatingAdmissionPolicy/{name}: spec.matchConstraints")),
+    );
+    out.policies.push(trace);
+}
+
+/// The reason of a hypothetical binding whose namespace is missing.
+#[cold]
+#[inline(never)]
+fn hypothetical_namespace_missing(ns_name: &str) -> String {
+    format!("{HYPOTHETICAL}; namespaces \"{ns_name}\" not found")
+}
+
+/// The request's namespace is missing: the 404 is the response, nothing after it runs.
+#[cold]
+#[inline(never)]
+fn namespace_missing(
+    out: &mut Dispatched,
+    mut trace: PolicyTrace,
+    bt: BindingTrace,
+    hypothetical: bool,
+    response: &Response,
+    ns_name: &str,
+) {
+    trace.bindings.push(bt);
+    if hypothetical {
+        trace.reason = format!("{NEVER_EVALUATED}; {}", trace.reason);
+    }
+    out.policies.push(trace);
+    out.response = AdmissionResponse {
+        allowed: false,
+        status: Some(namespace_not_found(ns_name)),
+        warnings: response.warnings.texts(),
+        audit_annotations: BTreeMap::new(),
+    };
+    out.diagnostics.push(
+        Diagnostic::error(
+            "namespace-not-found",
+            format!("namespaces \"{ns_name}\" not found: supply the Namespace object with the manifests"),
+        )
+        .with_help("kube-apiserver fetches the request's namespace for every evaluated binding; when it does not exist the request fails with 404 NotFound"),
+    );
+}
+
 /// The response's status for the first denial (out of line: a first `evaluate()` that admits
 /// need not compile it).
 #[inline(never)]
@@ -411,6 +450,8 @@ fn hypothetical_binding_for(policy: &str) -> ValidatingAdmissionPolicyBinding {
     b
 }
 
+#[cold]
+#[inline(never)]
 fn policy_config_error(
     response: &mut Response,
     trace: &mut PolicyTrace,
@@ -425,6 +466,8 @@ fn policy_config_error(
     }
 }
 
+#[cold]
+#[inline(never)]
 fn binding_config_error(
     response: &mut Response,
     trace: &mut BindingTrace,
@@ -478,6 +521,7 @@ fn param_ref(o: &Json) -> ParamRefTrace {
 }
 
 /// A sentence for why a MatchResources did not select the request.
+#[inline(never)]
 pub fn describe(why: &NoMatchReason) -> String {
     match why {
         NoMatchReason::NamespaceSelector { namespace, requirement } => {

@@ -75,11 +75,7 @@ pub fn load_manifests(text: &str) -> Manifests {
         let mut objects: Vec<(String, &Value)> = Vec::new();
         let kind = doc.value.get("kind").and_then(Value::as_str).unwrap_or_default();
         match doc.value.get("items").and_then(Value::as_array) {
-            Some(items) if kind.ends_with("List") => {
-                for (i, it) in items.iter().enumerate() {
-                    objects.push((format!("items[{i}]"), it));
-                }
-            }
+            Some(items) if kind.ends_with("List") => list_items(items, &mut objects),
             _ => objects.push((String::new(), &doc.value)),
         }
         for (prefix, obj) in objects {
@@ -87,8 +83,7 @@ pub fn load_manifests(text: &str) -> Manifests {
             let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
             let kind = obj.get("kind").and_then(Value::as_str).unwrap_or_default();
             if api_version.is_empty() || kind.is_empty() {
-                let what = if kind.is_empty() { "Kind" } else { "apiVersion" };
-                m.diagnostics.push(diagnostics::missing_type_meta(doc.index, what, span));
+                m.diagnostics.push(missing_type_meta(doc.index, kind, span));
                 continue;
             }
             let source = Source { document: doc.index, path: prefix.clone() };
@@ -97,18 +92,18 @@ pub fn load_manifests(text: &str) -> Manifests {
                 matches!(kind, "ValidatingAdmissionPolicy" | "ValidatingAdmissionPolicyBinding")
                     && group == GROUP;
             if vap {
-                if !matches!(version, "v1" | "v1beta1" | "v1alpha1") {
-                    m.diagnostics.push(
-                        diagnostics::unsupported_api_version(api_version, kind)
-                            .with_span(span, SourceRef::Manifest { document: doc.index }),
-                    );
-                    continue;
-                }
+                let supported = matches!(version, "v1" | "v1beta1" | "v1alpha1");
                 if version != "v1" {
-                    m.diagnostics.push(
-                        diagnostics::converted_version(api_version, kind)
-                            .with_span(span, SourceRef::Manifest { document: doc.index }),
-                    );
+                    m.diagnostics.push(version_diagnostic(
+                        api_version,
+                        kind,
+                        supported,
+                        span,
+                        doc.index,
+                    ));
+                }
+                if !supported {
+                    continue;
                 }
                 let mut dec = Decoder::new(Some(doc), &prefix);
                 if kind == "ValidatingAdmissionPolicy" {
@@ -116,7 +111,7 @@ pub fn load_manifests(text: &str) -> Manifests {
                     let defaults = default_policy(&mut p);
                     let name = p.metadata.name.clone();
                     if policies.contains_key(&name) {
-                        m.diagnostics.push(diagnostics::duplicate_object(kind, "", &name));
+                        m.diagnostics.push(duplicate_object(kind, &name));
                     }
                     policies.insert(name, Loaded { object: p, source, defaults });
                 } else {
@@ -124,7 +119,7 @@ pub fn load_manifests(text: &str) -> Manifests {
                     let defaults = default_binding(&mut b, api_version);
                     let name = b.metadata.name.clone();
                     if bindings.contains_key(&name) {
-                        m.diagnostics.push(diagnostics::duplicate_object(kind, "", &name));
+                        m.diagnostics.push(duplicate_object(kind, &name));
                     }
                     bindings.insert(name, Loaded { object: b, source, defaults });
                 }
@@ -159,6 +154,51 @@ pub fn load_manifests(text: &str) -> Manifests {
     m.bindings = bindings.into_values().collect();
     m.documents = documents;
     m
+}
+
+// The paths of `load_manifests` the usual manifests do not take, out of line: V8 compiles a
+// function whole on its first call, so cold code inlined into `load_manifests` costs a page's
+// first `evaluate()`.
+
+/// A `…List` document's items, each with its path.
+#[cold]
+#[inline(never)]
+fn list_items<'v>(items: &'v [Value], objects: &mut Vec<(String, &'v Value)>) {
+    for (i, it) in items.iter().enumerate() {
+        objects.push((format!("items[{i}]"), it));
+    }
+}
+
+/// An object without `kind` (`kind` empty) or without `apiVersion`.
+#[cold]
+#[inline(never)]
+fn missing_type_meta(document: usize, kind: &str, span: Span) -> Diagnostic {
+    let what = if kind.is_empty() { "Kind" } else { "apiVersion" };
+    diagnostics::missing_type_meta(document, what, span)
+}
+
+/// A policy or binding of a version other than v1: converted, or not `supported`.
+#[cold]
+#[inline(never)]
+fn version_diagnostic(
+    api_version: &str,
+    kind: &str,
+    supported: bool,
+    span: Span,
+    document: usize,
+) -> Diagnostic {
+    let d = match supported {
+        true => diagnostics::converted_version(api_version, kind),
+        false => diagnostics::unsupported_api_version(api_version, kind),
+    };
+    d.with_span(span, SourceRef::Manifest { document })
+}
+
+/// A second policy or binding of the same name.
+#[cold]
+#[inline(never)]
+fn duplicate_object(kind: &str, name: &str) -> Diagnostic {
+    diagnostics::duplicate_object(kind, "", name)
 }
 
 impl Manifests {

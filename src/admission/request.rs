@@ -108,6 +108,95 @@ impl AdmissionRequest {
     }
 }
 
+// Paths of `derive_request_owned` the usual request does not take, out of line (V8 compiles a
+// function whole on its first call, so cold code inlined into it costs a page's first
+// `evaluate()`).
+
+#[cold]
+#[inline(never)]
+fn unsupported_operation(s: &str) -> Diagnostic {
+    diagnostics::request_underivable(
+        "operation",
+        format!(
+            "unsupported operation {}: admission sees CREATE, UPDATE, DELETE and CONNECT",
+            super::field::go_quote(s)
+        ),
+    )
+}
+
+/// The kind, resource and scope of a request that names its resource (`k` its kind, if given).
+#[cold]
+#[inline(never)]
+fn given_resource(
+    k: Option<&GroupVersionKind>,
+    r: &GroupVersionResource,
+    catalog: &ResourceCatalog,
+    sub_resource: &str,
+    object_gvk: Option<GroupVersionKind>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(GroupVersionKind, GroupVersionResource, Option<bool>)> {
+    let ns = catalog.by_resource(r).map(|e| e.namespaced);
+    let kind = match k.cloned().or_else(|| catalog.kind_for(r, sub_resource)).or(object_gvk) {
+        Some(kind) => kind,
+        None => {
+            diags.push(diagnostics::request_underivable(
+                "kind",
+                format!("cannot derive the kind of resource {r} (subresource {sub_resource:?}): supply kind"),
+            ));
+            return None;
+        }
+    };
+    Some((kind, r.clone(), ns))
+}
+
+/// A subresource request without a resource: a subresource whose body is the parent object
+/// itself (`status`, …): the object's kind names the parent resource. Other bodies (Scale,
+/// Eviction) don't.
+#[cold]
+#[inline(never)]
+fn subresource_parent(
+    kind: GroupVersionKind,
+    catalog: &ResourceCatalog,
+    sub_resource: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(GroupVersionKind, GroupVersionResource, Option<bool>)> {
+    let parent = catalog
+        .by_kind(&kind)
+        .filter(|e| catalog.kind_for(&e.gvr(), sub_resource).is_none_or(|k| k == kind));
+    let Some(e) = parent else {
+        diags.push(diagnostics::request_underivable(
+            "resource",
+            "a subresource request needs resource (the parent resource, e.g. {group: apps, version: v1, resource: deployments})",
+        ));
+        return None;
+    };
+    diags.push(diagnostics::request_derived(
+        "resource",
+        format!(
+            "resource {} derived from the object's kind for subresource {sub_resource:?}",
+            e.gvr()
+        ),
+    ));
+    let gvr = e.gvr();
+    let namespaced = e.namespaced;
+    Some((kind, gvr, Some(namespaced)))
+}
+
+#[cold]
+#[inline(never)]
+fn unknown_kind(kind: &GroupVersionKind) -> Diagnostic {
+    diagnostics::request_underivable(
+        "resource",
+        format!("no resource is known for kind {kind}: supply resource, or the CustomResourceDefinition"),
+    )
+}
+
+/// The options object admission gets for a request without one (`kind`: `CreateOptions`, …).
+#[inline(never)]
+fn options_object(kind: &str) -> Value {
+    json!({"kind": kind, "apiVersion": "meta.k8s.io/v1"})
+}
+
 fn meta_str<'a>(obj: Option<&'a Value>, key: &str) -> Option<&'a str> {
     obj?.get("metadata")?.get(key)?.as_str().filter(|s| !s.is_empty())
 }
@@ -143,10 +232,7 @@ pub fn derive_request_owned(
         Some(s) => match Operation::parse(s) {
             Some(op) => op,
             None => {
-                diags.push(diagnostics::request_underivable(
-                    "operation",
-                    format!("unsupported operation {}: admission sees CREATE, UPDATE, DELETE and CONNECT", super::field::go_quote(s)),
-                ));
+                diags.push(unsupported_operation(s));
                 return (None, diags);
             }
         },
@@ -205,27 +291,11 @@ pub fn derive_request_owned(
     });
 
     let (kind, resource, namespaced) = match (&input.kind, &input.resource) {
-        (Some(k), Some(r)) => {
-            let ns = catalog.by_resource(r).map(|e| e.namespaced);
-            (k.clone(), r.clone(), ns)
-        }
         (k, Some(r)) => {
-            let ns = catalog.by_resource(r).map(|e| e.namespaced);
-            let kind = match k
-                .clone()
-                .or_else(|| catalog.kind_for(r, &sub_resource))
-                .or(object_gvk.clone())
-            {
-                Some(kind) => kind,
-                None => {
-                    diags.push(diagnostics::request_underivable(
-                        "kind",
-                        format!("cannot derive the kind of resource {r} (subresource {sub_resource:?}): supply kind"),
-                    ));
-                    return (None, diags);
-                }
-            };
-            (kind, r.clone(), ns)
+            match given_resource(k.as_ref(), r, catalog, &sub_resource, object_gvk, &mut diags) {
+                Some(t) => t,
+                None => return (None, diags),
+            }
         }
         (k, None) => {
             let Some(kind) = k.clone().or(object_gvk.clone()) else {
@@ -235,37 +305,19 @@ pub fn derive_request_owned(
                 ));
                 return (None, diags);
             };
-            if !sub_resource.is_empty() {
-                // A subresource whose body is the parent object itself (`status`, …): the
-                // object's kind names the parent resource. Other bodies (Scale, Eviction) don't.
-                let parent = catalog.by_kind(&kind).filter(|e| {
-                    catalog.kind_for(&e.gvr(), &sub_resource).is_none_or(|k| k == kind)
-                });
-                let Some(e) = parent else {
-                    diags.push(diagnostics::request_underivable(
-                        "resource",
-                        "a subresource request needs resource (the parent resource, e.g. {group: apps, version: v1, resource: deployments})",
-                    ));
-                    return (None, diags);
-                };
-                diags.push(diagnostics::request_derived(
-                    "resource",
-                    format!("resource {} derived from the object's kind for subresource {sub_resource:?}", e.gvr()),
-                ));
-                let gvr = e.gvr();
-                let namespaced = e.namespaced;
-                (kind, gvr, Some(namespaced))
-            } else {
-                match catalog.by_kind(&kind) {
-                    Some(e) => (kind, e.gvr(), Some(e.namespaced)),
+            let t = match sub_resource.is_empty() {
+                false => subresource_parent(kind, catalog, &sub_resource, &mut diags),
+                true => match catalog.by_kind(&kind) {
+                    Some(e) => Some((kind, e.gvr(), Some(e.namespaced))),
                     None => {
-                        diags.push(diagnostics::request_underivable(
-                        "resource",
-                        format!("no resource is known for kind {kind}: supply resource, or the CustomResourceDefinition"),
-                    ));
-                        return (None, diags);
+                        diags.push(unknown_kind(&kind));
+                        None
                     }
-                }
+                },
+            };
+            match t {
+                Some(t) => t,
+                None => return (None, diags),
             }
         }
     };
@@ -307,15 +359,9 @@ pub fn derive_request_owned(
     let options = match &input.options {
         Some(v) => Some(v.clone()).filter(|v| !v.is_null()),
         None => match operation {
-            Operation::Create => {
-                Some(json!({"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"}))
-            }
-            Operation::Update => {
-                Some(json!({"kind": "UpdateOptions", "apiVersion": "meta.k8s.io/v1"}))
-            }
-            Operation::Delete => {
-                Some(json!({"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}))
-            }
+            Operation::Create => Some(options_object("CreateOptions")),
+            Operation::Update => Some(options_object("UpdateOptions")),
+            Operation::Delete => Some(options_object("DeleteOptions")),
             Operation::Connect => None,
         },
     };

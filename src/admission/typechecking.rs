@@ -64,6 +64,11 @@ impl SchemaSources<'_> {
         })
     }
 
+    /// Whether no kind can resolve: [`resolve`](Self::resolve) is `None` for every kind.
+    pub fn is_empty(&self) -> bool {
+        self.user.is_empty() && self.crds.is_empty() && self.builtin.is_none()
+    }
+
     /// The root schema of `gvk` (`ResolveSchema`), or `None` (`ErrSchemaNotFound`).
     pub fn resolve(&self, gvk: &GroupVersionKind) -> Option<Json> {
         let key = format!("{}/{}", gvk.api_version(), gvk.kind);
@@ -347,6 +352,25 @@ fn issues_text(c: &Compiled) -> Option<&str> {
 /// `runtime_failed(path)` says whether the evaluation compile already reported that expression
 /// (then no duplicate diagnostic; the status still lists it).
 pub fn check_policy(
+    text: &str,
+    manifests: &Manifests,
+    policy: &Loaded<ValidatingAdmissionPolicy>,
+    sources: &SchemaSources<'_>,
+    version: KubeVersion,
+    runtime_failed: &dyn Fn(&str) -> bool,
+) -> PolicyTypeCheck {
+    // Nothing to resolve a kind's schema from (no input schemas, no CRDs, no built-in bundle:
+    // the playground's first evaluation, before it loads the schemas): no kind has a typed
+    // environment, so there is nothing to check, as `typed_envs` would find. The checking
+    // itself out of line, so that such a call does not compile it.
+    if sources.is_empty() {
+        return PolicyTypeCheck::default();
+    }
+    check_policy_with(text, manifests, policy, sources, version, runtime_failed)
+}
+
+#[inline(never)]
+fn check_policy_with(
     text: &str,
     manifests: &Manifests,
     policy: &Loaded<ValidatingAdmissionPolicy>,

@@ -416,24 +416,35 @@ impl<'a> Decoder<'a> {
         path: &FieldPath,
         go_struct: &str,
         go_type: &str,
-        mut f: impl FnMut(&mut Self, &Value, &FieldPath) -> Option<T>,
+        f: impl FnMut(&mut Self, &Value, &FieldPath) -> Option<T>,
     ) -> Vec<T> {
         match v {
             None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => {
-                let mut out = Vec::with_capacity(items.len());
-                for (i, it) in items.iter().enumerate() {
-                    if let Some(x) = f(self, it, &path.index(i)) {
-                        out.push(x);
-                    }
-                }
-                out
-            }
+            Some(Value::Array(items)) => self.items(items, path, f),
             Some(other) => {
                 self.type_error(other, path, go_struct, go_type);
                 Vec::new()
             }
         }
+    }
+
+    /// [`list`](Self::list)'s items, out of line: a list the object does not have (most
+    /// policies have no variables or matchConditions) then costs a page's first `evaluate()`
+    /// no code for its items (V8 compiles a function whole on its first call).
+    #[inline(never)]
+    fn items<T>(
+        &mut self,
+        items: &[Value],
+        path: &FieldPath,
+        mut f: impl FnMut(&mut Self, &Value, &FieldPath) -> Option<T>,
+    ) -> Vec<T> {
+        let mut out = Vec::with_capacity(items.len());
+        for (i, it) in items.iter().enumerate() {
+            if let Some(x) = f(self, it, &path.index(i)) {
+                out.push(x);
+            }
+        }
+        out
     }
 
     /// `metadata`.

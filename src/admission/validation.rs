@@ -114,6 +114,71 @@ pub fn validate_object_meta(meta: &ObjectMeta) -> Vec<FieldError> {
 }
 
 /// Validate a (defaulted) policy as on create.
+/// `spec.variables`, each compiled seeing the earlier ones (out of line, as the error below:
+/// most policies have no variables, and a page's first `evaluate()` compiles what is inlined
+/// into the function it calls).
+#[inline(never)]
+fn validate_variables(
+    variables: &[Variable],
+    sp: &FieldPath,
+    compiler: &dyn ExpressionCompiler,
+    has_params: bool,
+    errs: &mut Vec<FieldError>,
+) {
+    for (i, v) in variables.iter().enumerate() {
+        let ip = sp.child("variables").index(i);
+        if v.name.trim().is_empty() {
+            errs.push(FieldError::required(&ip.child("name"), "name is not specified"));
+        } else if !is_cel_identifier(&v.name) {
+            errs.push(FieldError::invalid(
+                &ip.child("name"),
+                &v.name,
+                "name is not a valid CEL identifier",
+            ));
+        }
+        if v.expression.trim().is_empty() {
+            errs.push(FieldError::required(&ip.child("expression"), "expression is not specified"));
+        } else {
+            errs.extend(compile(
+                compiler,
+                &ip.child("expression"),
+                &v.expression,
+                &v.expression,
+                ExpressionKind::Variable,
+                has_params,
+                true,
+                Some(&variables[..i]),
+            ));
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn too_many_audit_annotations(
+    annotations: &[super::types::AuditAnnotation],
+    ap: &FieldPath,
+) -> FieldError {
+    let items: Vec<String> = annotations
+        .iter()
+        .map(|a| {
+            format!(
+                "admissionregistration.AuditAnnotation{{Key:{}, ValueExpression:{}}}",
+                go_quote(&a.key),
+                go_quote(&a.value_expression)
+            )
+        })
+        .collect();
+    FieldError::invalid_with(
+        ap,
+        BadValue::GoSyntax(format!(
+            "[]admissionregistration.AuditAnnotation{{{}}}",
+            items.join(", ")
+        )),
+        &format!("must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations"),
+    )
+}
+
 pub fn validate_policy(
     p: &ValidatingAdmissionPolicy,
     compiler: &dyn ExpressionCompiler,
@@ -146,12 +211,14 @@ pub fn validate_policy(
             }
         }
     }
-    errs.extend(validate_match_conditions(
-        &spec.match_conditions,
-        &sp.child("matchConditions"),
-        compiler,
-        has_params,
-    ));
+    if !spec.match_conditions.is_empty() {
+        errs.extend(validate_match_conditions(
+            &spec.match_conditions,
+            &sp.child("matchConditions"),
+            compiler,
+            has_params,
+        ));
+    }
     // variables, compiled in order, each seeing the earlier ones
     let composition = !spec.variables.is_empty();
     let vars_for = |n: usize| {
@@ -161,31 +228,8 @@ pub fn validate_policy(
             None
         }
     };
-    for (i, v) in spec.variables.iter().enumerate() {
-        let ip = sp.child("variables").index(i);
-        if v.name.trim().is_empty() {
-            errs.push(FieldError::required(&ip.child("name"), "name is not specified"));
-        } else if !is_cel_identifier(&v.name) {
-            errs.push(FieldError::invalid(
-                &ip.child("name"),
-                &v.name,
-                "name is not a valid CEL identifier",
-            ));
-        }
-        if v.expression.trim().is_empty() {
-            errs.push(FieldError::required(&ip.child("expression"), "expression is not specified"));
-        } else {
-            errs.extend(compile(
-                compiler,
-                &ip.child("expression"),
-                &v.expression,
-                &v.expression,
-                ExpressionKind::Variable,
-                has_params,
-                true,
-                vars_for(i),
-            ));
-        }
+    if composition {
+        validate_variables(&spec.variables, &sp, compiler, has_params, &mut errs);
     }
     let all_vars = vars_for(spec.variables.len());
     if spec.validations.is_empty() && spec.audit_annotations.is_empty() {
@@ -255,25 +299,7 @@ pub fn validate_policy(
     }
     let ap = sp.child("auditAnnotations");
     if spec.audit_annotations.len() > MAX_AUDIT_ANNOTATIONS {
-        let items: Vec<String> = spec
-            .audit_annotations
-            .iter()
-            .map(|a| {
-                format!(
-                    "admissionregistration.AuditAnnotation{{Key:{}, ValueExpression:{}}}",
-                    go_quote(&a.key),
-                    go_quote(&a.value_expression)
-                )
-            })
-            .collect();
-        errs.push(FieldError::invalid_with(
-            &ap,
-            BadValue::GoSyntax(format!(
-                "[]admissionregistration.AuditAnnotation{{{}}}",
-                items.join(", ")
-            )),
-            &format!("must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations"),
-        ));
+        errs.push(too_many_audit_annotations(&spec.audit_annotations, &ap));
     }
     let mut keys = BTreeSet::new();
     for (i, a) in spec.audit_annotations.iter().enumerate() {

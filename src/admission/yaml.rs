@@ -472,6 +472,8 @@ impl<'a> Converter<'a> {
         YamlError { document: self.document, message, span, line, column, path: path.to_string() }
     }
 
+    #[cold]
+    #[inline(never)]
     fn scan_error(&self, e: &ScanError) -> YamlError {
         let b = self.byte(e.marker().index());
         self.error_at(Span::new(b, b), format!("yaml: {}", e.info()), "")
@@ -481,11 +483,15 @@ impl<'a> Converter<'a> {
         match self.parser.next_event() {
             Some(Ok(ev)) => Ok(ev),
             Some(Err(e)) => Err(self.scan_error(&e)),
-            None => {
-                let end = self.base + self.chunk.len();
-                Err(self.error_at(Span::new(end, end), "yaml: unexpected end of input".into(), ""))
-            }
+            None => Err(self.unexpected_end()),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn unexpected_end(&self) -> YamlError {
+        let end = self.base + self.chunk.len();
+        self.error_at(Span::new(end, end), "yaml: unexpected end of input".into(), "")
     }
 
     /// Parse the chunk: exactly one document expected (a second one is reported and ignored).
@@ -571,29 +577,11 @@ impl<'a> Converter<'a> {
                     .insert(path.to_string(), NodePos { span: sp, key_span, style: node_style });
                 let v = self.scalar(&text, style, tag.as_deref(), sp, path)?;
                 if anchor > 0 {
-                    self.anchors.insert(anchor, (v.clone(), 1));
+                    self.anchor(anchor, &v, 1);
                 }
                 Ok(v)
             }
-            Event::Alias(id) => {
-                self.positions.insert(
-                    path.to_string(),
-                    NodePos { span: sp, key_span, style: NodeStyle::Alias },
-                );
-                match self.anchors.get(&id) {
-                    Some((_, n)) if self.alias_nodes + n > MAX_ALIAS_NODES => Err(self.error_at(
-                        sp,
-                        "yaml: document contains excessive aliasing".into(),
-                        path,
-                    )),
-                    Some((v, n)) => {
-                        self.alias_nodes += n;
-                        self.nodes += n - 1;
-                        Ok(v.clone())
-                    }
-                    None => Err(self.error_at(sp, "yaml: unknown anchor referenced".into(), path)),
-                }
-            }
+            Event::Alias(id) => self.alias(id, sp, path, key_span),
             Event::SequenceStart(anchor, _) => {
                 let mut items = Vec::new();
                 let end;
@@ -612,18 +600,126 @@ impl<'a> Converter<'a> {
                 );
                 let v = Value::Array(items);
                 if anchor > 0 {
-                    self.anchors.insert(anchor, (v.clone(), self.nodes - first_node));
+                    self.anchor(anchor, &v, self.nodes - first_node);
                 }
                 Ok(v)
             }
             Event::MappingStart(anchor, _) => {
                 let v = self.mapping(sp, path, key_span)?;
                 if anchor > 0 {
-                    self.anchors.insert(anchor, (v.clone(), self.nodes - first_node));
+                    self.anchor(anchor, &v, self.nodes - first_node);
                 }
                 Ok(v)
             }
             _ => Err(self.error_at(sp, "yaml: unexpected event".into(), path)),
+        }
+    }
+
+    // Anchors, aliases, merge keys, complex and duplicate keys out of line (most manifests have
+    // none): V8 compiles a function whole on its first call, so code inlined into
+    // `node_value` costs a page's first `evaluate()`.
+
+    /// Remember the value of anchor `anchor` (`nodes` nodes).
+    #[cold]
+    #[inline(never)]
+    fn anchor(&mut self, anchor: usize, v: &Value, nodes: usize) {
+        self.anchors.insert(anchor, (v.clone(), nodes));
+    }
+
+    /// The value of alias `id`.
+    #[cold]
+    #[inline(never)]
+    fn alias(
+        &mut self,
+        id: usize,
+        sp: Span,
+        path: &str,
+        key_span: Option<Span>,
+    ) -> ParseStep<Value> {
+        self.positions
+            .insert(path.to_string(), NodePos { span: sp, key_span, style: NodeStyle::Alias });
+        match self.anchors.get(&id) {
+            Some((_, n)) if self.alias_nodes + n > MAX_ALIAS_NODES => {
+                Err(self.error_at(sp, "yaml: document contains excessive aliasing".into(), path))
+            }
+            Some((v, n)) => {
+                self.alias_nodes += n;
+                self.nodes += n - 1;
+                Ok(v.clone())
+            }
+            None => Err(self.error_at(sp, "yaml: unknown anchor referenced".into(), path)),
+        }
+    }
+
+    /// A merge key's value (`<<`): a mapping or a list of mappings, into `merged`.
+    #[cold]
+    #[inline(never)]
+    fn merge_key(
+        &mut self,
+        ksp: Span,
+        path: &str,
+        merged: &mut Vec<Map<String, Value>>,
+    ) -> ParseStep<()> {
+        let (vev, vs) = self.next()?;
+        let v = self.node(vev, vs, &child_path(path, "<<"), Some(ksp))?;
+        match v {
+            Value::Object(m) => merged.push(m),
+            Value::Array(items) => {
+                for it in items {
+                    if let Value::Object(m) = it {
+                        merged.push(m);
+                    }
+                }
+            }
+            _ => {
+                return Err(self.error_at(
+                    ksp,
+                    "yaml: map merge requires map or sequence of maps as the value".into(),
+                    path,
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// A complex key (event `key`): the key node and its value skipped, reported.
+    #[cold]
+    #[inline(never)]
+    fn complex_key(&mut self, key: Event<'a>, ks: YSpan, ksp: Span, path: &str) -> ParseStep<()> {
+        let _ = self.node(key, ks, &child_path(path, "?"), None)?;
+        let (vev, vs) = self.next()?;
+        let _ = self.node(vev, vs, &child_path(path, "?"), None)?;
+        self.soft_errors.push(self.error_at(
+            ksp,
+            "yaml: only scalar mapping keys are supported (JSON objects have string keys)".into(),
+            path,
+        ));
+        Ok(())
+    }
+
+    /// A key already set in its map (first at byte `first`), reported at `ksp`.
+    #[cold]
+    #[inline(never)]
+    fn duplicate_key(&mut self, key: &str, first: usize, ksp: Span, p: &str) {
+        let (line, _) = line_col(self.full, ksp.start as usize);
+        let (first, _) = line_col(self.full, first);
+        self.soft_errors.push(self.error_at(
+            ksp,
+            format!("yaml: unmarshal errors:\n  line {line}: key {} already set in map (first at line {first})", super::field::go_quote(key)),
+            p,
+        ));
+    }
+
+    /// The values of the merge keys' maps not set in `map`.
+    #[cold]
+    #[inline(never)]
+    fn merge(map: &mut Map<String, Value>, merged: Vec<Map<String, Value>>) {
+        for m in merged {
+            for (k, v) in m {
+                if !map.contains_key(&k) {
+                    map.insert(k, v);
+                }
+            }
         }
     }
 
@@ -643,26 +739,7 @@ impl<'a> Converter<'a> {
                 Event::Scalar(text, style, _, tag) => {
                     if style == ScalarStyle::Plain && text == "<<" && tag.is_none() {
                         // Merge key: value is a mapping or a list of mappings.
-                        let (vev, vs) = self.next()?;
-                        let v = self.node(vev, vs, &child_path(path, "<<"), Some(ksp))?;
-                        match v {
-                            Value::Object(m) => merged.push(m),
-                            Value::Array(items) => {
-                                for it in items {
-                                    if let Value::Object(m) = it {
-                                        merged.push(m);
-                                    }
-                                }
-                            }
-                            _ => {
-                                return Err(self.error_at(
-                                    ksp,
-                                    "yaml: map merge requires map or sequence of maps as the value"
-                                        .into(),
-                                    path,
-                                ))
-                            }
-                        }
+                        self.merge_key(ksp, path, &mut merged)?;
                         continue;
                     }
                     let kv = self.scalar(&text, style, tag.as_deref(), ksp, path)?;
@@ -670,15 +747,7 @@ impl<'a> Converter<'a> {
                 }
                 other => {
                     // Complex keys: skip the key node and its value; report.
-                    let _ = self.node(other, ks, &child_path(path, "?"), None)?;
-                    let (vev, vs) = self.next()?;
-                    let _ = self.node(vev, vs, &child_path(path, "?"), None)?;
-                    self.soft_errors.push(self.error_at(
-                        ksp,
-                        "yaml: only scalar mapping keys are supported (JSON objects have string keys)"
-                            .into(),
-                        path,
-                    ));
+                    self.complex_key(other, ks, ksp, path)?;
                     continue;
                 }
             };
@@ -688,24 +757,14 @@ impl<'a> Converter<'a> {
             // Lines are counted only for the message: counting them for every key made loading
             // quadratic in the document's length.
             if let Some(&first) = key_lines.get(&key) {
-                let (line, _) = line_col(self.full, ksp.start as usize);
-                let (first, _) = line_col(self.full, first);
-                self.soft_errors.push(self.error_at(
-                    ksp,
-                    format!("yaml: unmarshal errors:\n  line {line}: key {} already set in map (first at line {first})", super::field::go_quote(&key)),
-                    &p,
-                ));
+                self.duplicate_key(&key, first, ksp, &p);
                 continue;
             }
             key_lines.insert(key.clone(), ksp.start as usize);
             map.insert(key, v);
         }
-        for m in merged {
-            for (k, v) in m {
-                if !map.contains_key(&k) {
-                    map.insert(k, v);
-                }
-            }
+        if !merged.is_empty() {
+            Self::merge(&mut map, merged);
         }
         self.positions.insert(
             path.to_string(),
@@ -809,36 +868,52 @@ pub fn resolve_yaml_scalar(text: &str) -> Result<Value, String> {
         if let Some(i) = go_parse_int(&plain) {
             return Ok(Value::Number(i.into()));
         }
-        if go_parse_uint(&plain).is_some() {
-            // Go prints the uint64; the apiserver cannot fit it in int64 and decodes a float64.
-            if let Ok(f) = plain.trim_start_matches('+').parse::<f64>() {
-                return Ok(float_after_json(f));
-            }
-        }
-        if is_yaml_style_float(&plain) {
-            if let Ok(f) = plain.parse::<f64>() {
-                return Ok(float_after_json(f));
-            }
-        }
-        if let Some(rest) = plain.strip_prefix("0b") {
-            if let Ok(i) = i64::from_str_radix(rest, 2) {
-                return Ok(Value::Number(i.into()));
-            }
-        } else if let Some(rest) = plain.strip_prefix("-0b") {
-            if let Ok(i) = i64::from_str_radix(rest, 2) {
-                return Ok(Value::Number((-i).into()));
-            }
-        }
-        return Ok(Value::String(text.to_string()));
+        return Ok(not_int(text, &plain));
     }
     if first == b'.' {
-        if let Ok(f) = text.parse::<f64>() {
-            if f.is_finite() {
-                return Ok(float_after_json(f));
-            }
-        }
+        return Ok(dot_scalar(text));
     }
     Ok(Value::String(text.to_string()))
+}
+
+/// A plain scalar starting with a digit or a sign that is not an int: a uint, a float, a binary
+/// int or a string (out of line, as [`dot_scalar`]: the usual manifests' numbers are ints, and
+/// a page's first `evaluate()` compiles what is inlined into the functions it calls).
+#[inline(never)]
+fn not_int(text: &str, plain: &str) -> Value {
+    if go_parse_uint(plain).is_some() {
+        // Go prints the uint64; the apiserver cannot fit it in int64 and decodes a float64.
+        if let Ok(f) = plain.trim_start_matches('+').parse::<f64>() {
+            return float_after_json(f);
+        }
+    }
+    if is_yaml_style_float(plain) {
+        if let Ok(f) = plain.parse::<f64>() {
+            return float_after_json(f);
+        }
+    }
+    if let Some(rest) = plain.strip_prefix("0b") {
+        if let Ok(i) = i64::from_str_radix(rest, 2) {
+            return Value::Number(i.into());
+        }
+    } else if let Some(rest) = plain.strip_prefix("-0b") {
+        if let Ok(i) = i64::from_str_radix(rest, 2) {
+            return Value::Number((-i).into());
+        }
+    }
+    Value::String(text.to_string())
+}
+
+/// A plain scalar starting with `.`: a finite float, or a string.
+#[cold]
+#[inline(never)]
+fn dot_scalar(text: &str) -> Value {
+    if let Ok(f) = text.parse::<f64>() {
+        if f.is_finite() {
+            return float_after_json(f);
+        }
+    }
+    Value::String(text.to_string())
 }
 
 /// Go `encoding/json` prints integral floats below 1e21 without fraction or exponent, and the

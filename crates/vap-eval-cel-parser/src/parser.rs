@@ -75,12 +75,7 @@ impl ParseError {
 pub fn parse(source: &str, options: ParseOptions) -> Result<Ast, Vec<ParseError>> {
     let code_points = source.chars().count();
     if code_points > MAX_CODE_POINTS {
-        return Err(vec![ParseError::at(
-            None,
-            format!(
-                "expression code point size exceeds limit: size: {code_points}, limit {MAX_CODE_POINTS}"
-            ),
-        )]);
+        return Err(too_long(code_points));
     }
     let (tokens, lex_errors) = lexer::tokenize(source);
     prescan_depth(&tokens)?;
@@ -116,6 +111,19 @@ pub fn parse(source: &str, options: ParseOptions) -> Result<Ast, Vec<ParseError>
         }
         _ => Err(sort_by_offset(errors)),
     }
+}
+
+/// The error of an expression over the size limit (out of line: a page's first `evaluate()`
+/// compiles `parse` whole).
+#[cold]
+#[inline(never)]
+fn too_long(code_points: usize) -> Vec<ParseError> {
+    vec![ParseError::at(
+        None,
+        format!(
+            "expression code point size exceeds limit: size: {code_points}, limit {MAX_CODE_POINTS}"
+        ),
+    )]
 }
 
 /// `errors` stably sorted by offset (`None` first), as `sort_by_key(|e| e.offset)` would: each
@@ -1180,22 +1188,8 @@ impl<'s> Parser<'s> {
                 let signed = if sign { format!("-{digits}") } else { digits.to_string() };
                 i64::from_str_radix(&signed, radix).map(Literal::Int).map_err(|_| "int")
             }
-            NUM_UINT => {
-                let digits = &text[..text.len() - 1];
-                match digits.strip_prefix("0x") {
-                    Some(hex) => u64::from_str_radix(hex, 16),
-                    None => digits.parse(),
-                }
-                .map(Literal::Uint)
-                .map_err(|_| "uint")
-            }
-            NUM_FLOAT => {
-                let signed = if sign { format!("-{text}") } else { text.to_string() };
-                match signed.parse::<f64>() {
-                    Ok(d) if d.is_finite() => Ok(Literal::Double(d)),
-                    _ => Err("double"),
-                }
-            }
+            NUM_UINT => uint_literal(text),
+            NUM_FLOAT => double_literal(text, sign),
             STRING => match unescape(text, false) {
                 Ok(b) => Ok(Literal::String(String::from_utf8_lossy(&b).into())),
                 Err(e) => {
@@ -1203,8 +1197,8 @@ impl<'s> Parser<'s> {
                     return Ok(error_node(t.start));
                 }
             },
-            BYTES => match unescape(&text[1..], true) {
-                Ok(b) => Ok(Literal::Bytes(b.into())),
+            BYTES => match bytes_literal(text) {
+                Ok(l) => Ok(l),
                 Err(e) => {
                     self.error(t.start, e);
                     return Ok(error_node(t.start));
@@ -1216,12 +1210,44 @@ impl<'s> Parser<'s> {
         };
         match value {
             Ok(l) => Ok(lit(first.start, span, l)),
-            Err(kind) => {
-                self.error(first.start, format!("invalid {kind} literal"));
-                Ok(error_node(first.start))
-            }
+            Err(kind) => Ok(self.invalid_literal(first.start, kind)),
         }
     }
+
+    #[cold]
+    #[inline(never)]
+    fn invalid_literal(&mut self, at: u32, kind: &str) -> Expr {
+        self.error(at, format!("invalid {kind} literal"));
+        error_node(at)
+    }
+}
+
+// The literal kinds the usual expressions do not have, out of line: a page's first
+// `evaluate()` compiles `literal` whole (V8 compiles each wasm function on its first call).
+
+#[inline(never)]
+fn uint_literal(text: &str) -> Result<Literal, &'static str> {
+    let digits = &text[..text.len() - 1];
+    match digits.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => digits.parse(),
+    }
+    .map(Literal::Uint)
+    .map_err(|_| "uint")
+}
+
+#[inline(never)]
+fn double_literal(text: &str, sign: bool) -> Result<Literal, &'static str> {
+    let signed = if sign { format!("-{text}") } else { text.to_string() };
+    match signed.parse::<f64>() {
+        Ok(d) if d.is_finite() => Ok(Literal::Double(d)),
+        _ => Err("double"),
+    }
+}
+
+#[inline(never)]
+fn bytes_literal(text: &str) -> Result<Literal, &'static str> {
+    unescape(&text[1..], true).map(|b| Literal::Bytes(b.into()))
 }
 
 fn quote(s: &str) -> String {

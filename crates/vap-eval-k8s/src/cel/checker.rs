@@ -876,18 +876,7 @@ impl<'a> Checker<'a> {
                 continue;
             }
             if f.name == "_&&_" || f.name == "_||_" {
-                // Logical operators: every argument must be a bool; no overload message.
-                let mut failed = false;
-                for (a, at) in args.iter().zip(&arg_types) {
-                    if !self.is_assignable(at, &Type::Bool) {
-                        self.type_mismatch(a, &Type::Bool, at);
-                        failed = true;
-                    }
-                }
-                if failed {
-                    return None;
-                }
-                return Some((Type::Bool, vec![o.id.clone()]));
+                return self.logical(o, args, &arg_types);
             }
             let mut names = Vec::new();
             for p in &o.params {
@@ -917,18 +906,52 @@ impl<'a> Checker<'a> {
         match result {
             Some(t) => Some((t, ids)),
             None => {
-                let shown: Vec<Type> = arg_types.iter().map(|t| self.substitute(t, true)).collect();
-                self.error(
-                    call,
-                    format!(
-                        "found no matching overload for '{}' applied to '{}'",
-                        f.name,
-                        format_call_signature(&shown, target.is_some())
-                    ),
-                );
+                self.no_matching_overload(call, f, target.is_some(), &arg_types);
                 None
             }
         }
+    }
+
+    /// Logical operators: every argument must be a bool; no overload message. (Out of line, as
+    /// the error below: a page's first `evaluate()` compiles `resolve_overload` whole.)
+    #[inline(never)]
+    fn logical(
+        &mut self,
+        o: &OverloadDecl,
+        args: &[Expr],
+        arg_types: &[Type],
+    ) -> Option<(Type, Vec<Rc<str>>)> {
+        let mut failed = false;
+        for (a, at) in args.iter().zip(arg_types) {
+            if !self.is_assignable(at, &Type::Bool) {
+                self.type_mismatch(a, &Type::Bool, at);
+                failed = true;
+            }
+        }
+        if failed {
+            return None;
+        }
+        Some((Type::Bool, vec![o.id.clone()]))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn no_matching_overload(
+        &mut self,
+        call: &Expr,
+        f: &FunctionDecl,
+        member: bool,
+        arg_types: &[Type],
+    ) {
+        let shown: Vec<Type> = arg_types.iter().map(|t| self.substitute(t, true)).collect();
+        self.error(
+            call,
+            format!(
+                "found no matching overload for '{}' applied to '{}'",
+                f.name,
+                format_call_signature(&shown, member)
+            ),
+        );
     }
 
     /// The most general of the element types seen so far and `current` (`dyn` when they

@@ -96,39 +96,15 @@ pub fn compile(
 ) -> Compiled {
     let ast = match parser::parse(source, options.parse) {
         Ok(ast) => ast,
-        Err(errs) => {
-            let issues: Vec<Issue> = errs
-                .iter()
-                .map(|e| Issue {
-                    message: e.message.clone(),
-                    offset: e.offset,
-                    span: e.offset.map(|o| point(source, o)),
-                })
-                .collect();
-            let text =
-                format!("compilation failed: {}", errors::render_parse_errors(source, &errs));
-            return Compiled::failed(source, None, None, issues, text);
-        }
+        Err(errs) => return parse_failed(source, errs),
     };
     let checked = checker::check(&ast, decls, &options.check);
     if !checked.errors.is_empty() {
-        let issues: Vec<Issue> = checked
-            .errors
-            .iter()
-            .map(|e| Issue { message: e.message.clone(), offset: Some(e.pos), span: Some(e.span) })
-            .collect();
-        let text =
-            format!("compilation failed: {}", errors::render_check_issues(source, &checked.errors));
-        return Compiled::failed(source, Some(ast), Some(checked), issues, text);
+        return check_failed(source, ast, checked);
     }
     let output_type = checked.output_type(&ast).clone();
     if let Err(reason) = checker::check_result_type(&output_type, options.expected) {
-        let issues = vec![Issue {
-            message: reason.clone(),
-            offset: Some(ast.root.pos),
-            span: Some(ast.root.span),
-        }];
-        return Compiled::failed(source, Some(ast), Some(checked), issues, reason);
+        return result_type_failed(source, ast, checked, reason);
     }
     let refs = runtime_refs(&checked);
     match runtime::plan(&ast, Some(&refs), registry, PlanOptions::default()) {
@@ -141,16 +117,59 @@ pub fn compile(
             issues: Vec::new(),
             error: None,
         },
-        Err(e) => {
-            let issues = vec![Issue {
-                message: e.message.clone(),
-                offset: Some(e.span.start),
-                span: Some(e.span),
-            }];
-            let text = format!("program instantiation failed: {}", e.message);
-            Compiled::failed(source, Some(ast), Some(checked), issues, text)
-        }
+        Err(e) => plan_failed(source, ast, checked, e),
     }
+}
+
+// The failures of `compile`, out of line: a page's first `evaluate()` compiles `compile` whole
+// (V8 compiles each wasm function on its first call), and the usual expressions compile.
+
+#[cold]
+#[inline(never)]
+fn parse_failed(source: &str, errs: Vec<parser::ParseError>) -> Compiled {
+    let issues: Vec<Issue> = errs
+        .iter()
+        .map(|e| Issue {
+            message: e.message.clone(),
+            offset: e.offset,
+            span: e.offset.map(|o| point(source, o)),
+        })
+        .collect();
+    let text = format!("compilation failed: {}", errors::render_parse_errors(source, &errs));
+    Compiled::failed(source, None, None, issues, text)
+}
+
+#[cold]
+#[inline(never)]
+fn check_failed(source: &str, ast: Ast, checked: Checked) -> Compiled {
+    let issues: Vec<Issue> = checked
+        .errors
+        .iter()
+        .map(|e| Issue { message: e.message.clone(), offset: Some(e.pos), span: Some(e.span) })
+        .collect();
+    let text =
+        format!("compilation failed: {}", errors::render_check_issues(source, &checked.errors));
+    Compiled::failed(source, Some(ast), Some(checked), issues, text)
+}
+
+#[cold]
+#[inline(never)]
+fn result_type_failed(source: &str, ast: Ast, checked: Checked, reason: String) -> Compiled {
+    let issues = vec![Issue {
+        message: reason.clone(),
+        offset: Some(ast.root.pos),
+        span: Some(ast.root.span),
+    }];
+    Compiled::failed(source, Some(ast), Some(checked), issues, reason)
+}
+
+#[cold]
+#[inline(never)]
+fn plan_failed(source: &str, ast: Ast, checked: Checked, e: runtime::PlanError) -> Compiled {
+    let issues =
+        vec![Issue { message: e.message.clone(), offset: Some(e.span.start), span: Some(e.span) }];
+    let text = format!("program instantiation failed: {}", e.message);
+    Compiled::failed(source, Some(ast), Some(checked), issues, text)
 }
 
 /// The runtime name of a type named by an identifier (what `type(x)` returns for a value of it).
