@@ -287,7 +287,7 @@ const RULES: &[Rule] = &[
 fn resolve<'v>(v: &'v Json, path: &str) -> Option<&'v Json> {
     let mut cur = v;
     for s in path.split(' ') {
-        cur = cur.as_object()?.get(s.trim_start_matches('#'))?;
+        cur = super::gojson::get(cur.as_object()?, s.trim_start_matches('#'))?;
     }
     Some(cur)
 }
@@ -387,7 +387,7 @@ fn apply_rule<'s>(
     maps.push(map_key);
     if rest.is_empty() {
         let unset = when == b'o'
-            || match m.get(key) {
+            || match super::gojson::get(m, key) {
                 None => true,
                 Some(cur) => when == b'e' && empty(Some(cur)),
             };
@@ -398,8 +398,13 @@ fn apply_rule<'s>(
             }
         }
     } else {
-        let child = m.entry(key.to_string()).or_insert_with(|| Json::Object(Map::new()));
-        apply_rule(w, child, rest, at, maps, when, value);
+        // The key copied only when the step is created (it is there in most objects).
+        if super::gojson::get(m, key).is_none() {
+            m.insert(key.to_string(), Json::Object(Map::new()));
+        }
+        if let Some(child) = super::gojson::get_mut(m, key) {
+            apply_rule(w, child, rest, at, maps, when, value);
+        }
     }
     at.pop();
     maps.pop();
@@ -420,10 +425,13 @@ fn set_when(w: &mut Walk, v: &mut Json, path: &str, value: Json, when: u8) {
 }
 
 /// `SetDefaults_<T>` for struct type `ty` (qualified, `core.v1.Container`), if there is one:
-/// the type's [`RULES`], then the defaults that need code.
-pub fn apply(w: &mut Walk, ty: &str, m: &mut Map<String, Json>) {
+/// the type's [`RULES`] (`rules`, [`rules_of`]), then the defaults that need code (`coded`,
+/// [`is_coded`]). The walk looks both up once per type.
+pub fn apply(w: &mut Walk, ty: &str, rules: &[usize], coded: bool, m: &mut Map<String, Json>) {
     let mut v = Json::Object(std::mem::take(m));
-    for (_, path, when, value, guard) in rules_of(ty).iter().filter_map(|&i| RULES.get(i)) {
+    // One pair of path buffers for all the rules (each rule leaves them empty).
+    let (mut at, mut maps) = (Vec::new(), Vec::new());
+    for (_, path, when, value, guard) in rules.iter().filter_map(|&i| RULES.get(i)) {
         if guard_holds(w, &v, guard) {
             // The steps on the stack (every rule at every struct of every request).
             let mut buf = [""; 8];
@@ -437,11 +445,12 @@ pub fn apply(w: &mut Walk, ty: &str, m: &mut Map<String, Json>) {
                 None => Vec::new(),
             };
             let steps = if long.is_empty() { buf.get(..n).unwrap_or_default() } else { &long };
-            let (mut at, mut maps) = (Vec::new(), Vec::new());
             apply_rule(w, &mut v, steps, &mut at, &mut maps, *when, value);
         }
     }
-    coded(w, ty, &mut v);
+    if coded {
+        self::coded(w, ty, &mut v);
+    }
     if let Json::Object(o) = v {
         *m = o;
     }
@@ -449,7 +458,7 @@ pub fn apply(w: &mut Walk, ty: &str, m: &mut Map<String, Json>) {
 
 /// The indices into [`RULES`] of `ty`'s rules, in order. The walk asks at every struct of every
 /// request; the index is built on first use.
-fn rules_of(ty: &str) -> &'static [usize] {
+pub(super) fn rules_of(ty: &str) -> &'static [usize] {
     static INDEX: std::sync::OnceLock<Vec<(&str, Vec<usize>)>> = std::sync::OnceLock::new();
     let index = INDEX.get_or_init(|| {
         // Kept sorted by inserting in place (no sort instantiated in the wasm for this).
@@ -488,10 +497,10 @@ const CODED: &[&str] = &[
     "autoscaling.v2.HorizontalPodAutoscaler",
 ];
 
-/// Whether [`apply`] can change a struct of type `ty` (it has rules or coded defaults): the walk
-/// calls it only for those.
-pub fn has_defaults(ty: &str) -> bool {
-    !rules_of(ty).is_empty() || CODED.contains(&ty)
+/// Whether `ty` has defaults that need code ([`coded`]); with [`rules_of`], whether [`apply`]
+/// can change a struct of the type: the walk calls it only for those.
+pub(super) fn is_coded(ty: &str) -> bool {
+    CODED.contains(&ty)
 }
 
 /// The defaults that compute their value.

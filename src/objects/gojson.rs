@@ -18,7 +18,7 @@
 //! While decoding, the object holds Go values in JSON form: a key is absent for a nil pointer,
 //! slice or map and for a scalar holding its zero value.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 use serde_json::{Map, Value as Json};
@@ -80,8 +80,48 @@ struct Plan {
     probe: Vec<bool>,
     /// [`super::defaults::apply`] can change a value of this type.
     defaulted: bool,
+    /// The type's defaulting rules ([`super::defaults::rules_of`]) and whether it has coded
+    /// defaults: looked up once per type, not at every visit.
+    rules: &'static [usize],
+    coded: bool,
     /// Any field has a `+default` marker.
     markers: bool,
+    /// The fields (bit `i` for field `i`, see [`bits`]) the defaulting visit has work for
+    /// whether present or not (a `+default` marker; an absent non-pointer struct that can gain
+    /// defaults), and those it has work for only when present (a struct below; a resource
+    /// list). A fully defaulted object's structs visit few of their declared fields.
+    default_always: u128,
+    default_present: u128,
+    /// The same for encoding: fields that are written when absent (no `omitempty`, a
+    /// struct), and fields with a struct below (work when present; a present `omitempty`
+    /// field holding its zero value is found while the keys are looked up).
+    encode_absent: u128,
+    encode_present: u128,
+}
+
+/// The indices of the bits set in `mask`, ascending (the fields in declaration order), then
+/// every index from 128 to `len` (no type has that many fields; those are not in the masks).
+#[inline(always)]
+fn bits(mut mask: u128, len: usize) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            return None;
+        }
+        let i = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        Some(i)
+    })
+    .chain(128..len.max(128))
+}
+
+/// Bit `i` of a field mask (0 past the 128th field).
+#[inline(always)]
+fn bit(i: usize) -> u128 {
+    if i < 128 {
+        1 << i
+    } else {
+        0
+    }
 }
 
 /// Slots of [`Plan::table`] (the largest type, PodSpec, has 43 fields).
@@ -161,7 +201,9 @@ fn here(bits: u128, i: usize, m: &Map<String, Json>, name: &str) -> bool {
 struct Plans {
     /// The model they index (its address: a plan is valid only for it).
     model: usize,
-    plans: RefCell<Vec<Option<Rc<Plan>>>>,
+    /// Built once per type and version and never dropped (a version's models live as long;
+    /// a `&'static` costs no reference count at every struct visit).
+    plans: Vec<OnceCell<&'static Plan>>,
 }
 
 thread_local! {
@@ -178,8 +220,10 @@ fn plans_for(model: &Model, version: KubeVersion) -> Rc<Plans> {
         {
             return plans.clone();
         }
-        let plans =
-            Rc::new(Plans { model: address, plans: RefCell::new(vec![None; model.types.len()]) });
+        let plans = Rc::new(Plans {
+            model: address,
+            plans: (0..model.types.len()).map(|_| OnceCell::new()).collect(),
+        });
         p.retain(|(v, _)| *v != version.minor);
         p.push((version.minor, plans.clone()));
         plans
@@ -212,7 +256,7 @@ fn same(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
 }
 
-fn get<'v>(m: &'v Map<String, Json>, name: &str) -> Option<&'v Json> {
+pub(super) fn get<'v>(m: &'v Map<String, Json>, name: &str) -> Option<&'v Json> {
     if m.len() <= LINEAR {
         m.iter().find(|(k, _)| same(k, name)).map(|(_, v)| v)
     } else {
@@ -220,7 +264,7 @@ fn get<'v>(m: &'v Map<String, Json>, name: &str) -> Option<&'v Json> {
     }
 }
 
-fn get_mut<'v>(m: &'v mut Map<String, Json>, name: &str) -> Option<&'v mut Json> {
+pub(super) fn get_mut<'v>(m: &'v mut Map<String, Json>, name: &str) -> Option<&'v mut Json> {
     if m.len() <= LINEAR {
         m.iter_mut().find(|(k, _)| same(k, name)).map(|(_, v)| v)
     } else {
@@ -585,9 +629,10 @@ impl<'m> Walk<'m> {
     }
 
     /// The plan of type `index` ([`Model::types`]), built on first use.
-    fn plan(&self, index: usize) -> Option<Rc<Plan>> {
-        if let Some(Some(p)) = self.plans.plans.borrow().get(index) {
-            return Some(p.clone());
+    fn plan(&self, index: usize) -> Option<&'static Plan> {
+        let cell = self.plans.plans.get(index)?;
+        if let Some(p) = cell.get() {
+            return Some(p);
         }
         let ty = self.model.types.get(index)?.name;
         let fields = self.model.fields_at(index)?;
@@ -606,24 +651,58 @@ impl<'m> Walk<'m> {
         let child: Vec<Option<usize>> =
             fields.iter().map(|f| shape_type(self.model, f.shape)).collect();
         // A non-pointer struct cannot contain itself: this recursion ends.
-        let probe = fields
+        let probe: Vec<bool> = fields
             .iter()
             .zip(&child)
             .map(|(f, c)| f.shape.starts_with('@') && c.is_some_and(|c| self.can_default(c)))
             .collect();
-        let plan = Rc::new(Plan {
+        let rules = super::defaults::rules_of(ty);
+        let coded = super::defaults::is_coded(ty);
+        let (mut default_always, mut default_present) = (0u128, 0u128);
+        let (mut encode_absent, mut encode_present) = (0u128, 0u128);
+        for (i, f) in fields.iter().enumerate() {
+            let has_child = child.get(i).is_some_and(Option::is_some);
+            let b = bit(i);
+            if f.default.is_some() || probe.get(i).copied().unwrap_or(false) {
+                default_always |= b;
+            }
+            if has_child || (f.shape == "{q" && ty != "node.v1.Overhead") {
+                default_present |= b;
+            }
+            let written = match f.shape.as_bytes().first().copied().unwrap_or(b'r') {
+                b'*' | b'[' | b'{' | b'y' | b's' | b'i' | b'l' | b'f' | b'b' => !f.omitempty,
+                b't' | b'u' => !f.omitzero,
+                _ => true,
+            };
+            if written {
+                encode_absent |= b;
+            }
+            if has_child {
+                encode_present |= b;
+            }
+        }
+        if fields.len() > 128 {
+            // No type has that many fields; if one did, every field would be visited.
+            (default_always, default_present) = (u128::MAX, u128::MAX);
+            (encode_absent, encode_present) = (u128::MAX, u128::MAX);
+        }
+        // Kept for the life of the instance, as the model they index.
+        let plan: &'static Plan = Box::leak(Box::new(Plan {
             ty,
             index,
             table,
             child,
             probe,
-            defaulted: super::defaults::has_defaults(ty),
+            defaulted: !rules.is_empty() || coded,
+            rules,
+            coded,
             markers: fields.iter().any(|f| f.default.is_some()),
-        });
-        if let Some(slot) = self.plans.plans.borrow_mut().get_mut(index) {
-            *slot = Some(plan.clone());
-        }
-        Some(plan)
+            default_always,
+            default_present,
+            encode_absent,
+            encode_present,
+        }));
+        Some(*cell.get_or_init(|| plan))
     }
 
     /// Whether an empty value of type `index` can gain fields by defaulting.
@@ -819,14 +898,20 @@ impl<'m> Walk<'m> {
     fn decode_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
         let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
         let outer = std::mem::replace(&mut self.owner, plan.ty);
-        let fields = self.fields_of(&plan);
+        let fields = self.fields_of(plan);
         // One lookup per key: which fields are present, which keys are unknown.
-        let mut present = 0u128;
+        // `work`: the present fields whose value is `null` or not settled (most are settled:
+        // the loop below visits only these).
+        let (mut present, mut work) = (0u128, 0u128);
         let mut unknown: Vec<String> = Vec::new();
-        for k in m.keys() {
+        for (k, v) in m.iter() {
             match plan.find(fields, k) {
-                Some(i) if i < 128 => present |= 1 << i,
-                Some(_) => {}
+                Some(i) => {
+                    present |= bit(i);
+                    if fields.get(i).is_none_or(|f| v.is_null() || !settled(f.shape, v)) {
+                        work |= bit(i);
+                    }
+                }
                 None => unknown.push(k.clone()),
             }
         }
@@ -841,7 +926,8 @@ impl<'m> Walk<'m> {
             self.event(Some(&k), ChangeReason::Pruned);
             m.remove(&k);
         }
-        for (i, f) in fields.iter().enumerate() {
+        for i in bits(work, fields.len()) {
+            let Some(f) = fields.get(i) else { break };
             if !here(present, i, m, f.name) {
                 continue;
             }
@@ -898,11 +984,15 @@ impl<'m> Walk<'m> {
     fn default_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
         let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
         if plan.defaulted {
-            super::defaults::apply(self, plan.ty, m);
+            super::defaults::apply(self, plan.ty, plan.rules, plan.coded, m);
+        } else if plan.default_always | plan.default_present == 0 {
+            return; // no defaults here, no struct or resource list below
         }
-        let fields = self.fields_of(&plan);
+        let fields = self.fields_of(plan);
         let mut present = plan.present(fields, m);
-        for (i, f) in fields.iter().enumerate() {
+        let visit = plan.default_always | (plan.default_present & present);
+        for i in bits(visit, fields.len()) {
+            let Some(f) = fields.get(i) else { break };
             let child = plan.child.get(i).copied().flatten();
             if let Some(d) = f.default {
                 if self.unset(m, f) {
@@ -1013,9 +1103,21 @@ impl<'m> Walk<'m> {
 
     fn encode_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
         let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
-        let fields = self.fields_of(&plan);
-        let present = plan.present(fields, m);
-        for (i, f) in fields.iter().enumerate() {
+        let fields = self.fields_of(plan);
+        // One pass over the keys: the fields present, and those with work (a struct below, an
+        // `omitempty` zero value to drop); the rest of the present ones are written as they are.
+        let (mut present, mut work) = (0u128, 0u128);
+        for (k, v) in m.iter() {
+            let Some(i) = plan.find(fields, k) else { continue };
+            present |= bit(i);
+            let Some(f) = fields.get(i) else { continue };
+            if f.omitempty && lead(f.shape) != b'*' && is_empty(v, f.shape) {
+                work |= bit(i);
+            }
+        }
+        let visit = (plan.encode_absent & !present) | ((plan.encode_present & present) | work);
+        for i in bits(visit, fields.len()) {
+            let Some(f) = fields.get(i) else { break };
             let first = f.shape.as_bytes().first().copied().unwrap_or(b'r');
             let child = plan.child.get(i).copied().flatten();
             match (first, here(present, i, m, f.name)) {
