@@ -531,6 +531,38 @@ fn go_quote(b: &[u8]) -> String {
     out
 }
 
+thread_local! {
+    /// Quantities' texts and their canonical forms, the last [`QUANTITIES`] parsed: objects
+    /// repeat a few (`100m`, `128Mi`), and parsing and writing one is most of decoding it.
+    static CANONICAL: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Entries of [`CANONICAL`].
+const QUANTITIES: usize = 32;
+
+/// resource.Quantity's UnmarshalJSON of `text` (the value's text, trimmed), then its canonical
+/// form: `None` when that is `given`, the string it was given as.
+fn canonical_quantity(text: &str, given: Option<&str>) -> Result<Option<String>, String> {
+    let changed = |c: &str| (given != Some(c)).then(|| c.to_string());
+    let hit = CANONICAL.with(|cache| {
+        let cache = cache.borrow();
+        cache.iter().find(|(t, _)| same(t, text)).map(|(_, c)| changed(c))
+    });
+    if let Some(hit) = hit {
+        return Ok(hit);
+    }
+    let canonical = Quantity::parse(text)?.canonical();
+    let out = changed(&canonical);
+    CANONICAL.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() >= QUANTITIES {
+            cache.remove(0);
+        }
+        cache.push((text.to_string(), canonical));
+    });
+    Ok(out)
+}
+
 /// metav1.Time: RFC 3339 in UTC, whole seconds; MicroTime: six fraction digits.
 fn canonical_time(s: &str, micro: bool) -> Option<String> {
     let t = crate::cel::stdlib::time::parse_rfc3339(s)?;
@@ -808,17 +840,19 @@ impl<'m> Walk<'m> {
             }
             // resource.Quantity's UnmarshalJSON: any JSON, quotes stripped, trimmed, parsed.
             (b'q', _) => {
+                let number;
                 let text = match &*v {
-                    Json::String(s) => s.trim().to_string(),
-                    other => go_number(other),
+                    Json::String(s) => s.trim(),
+                    other => {
+                        number = go_number(other);
+                        number.as_str()
+                    }
                 };
-                match Quantity::parse(&text) {
-                    Ok(q) => {
-                        let canonical = Json::from(q.canonical());
-                        if *v != canonical {
-                            *v = canonical;
-                            self.event(None, ChangeReason::Canonical);
-                        }
+                match canonical_quantity(text, v.as_str()) {
+                    Ok(None) => {}
+                    Ok(Some(canonical)) => {
+                        *v = Json::from(canonical);
+                        self.event(None, ChangeReason::Canonical);
                     }
                     Err(e) => self.fail(true, true, e),
                 }
