@@ -67,8 +67,8 @@ pub struct Walk<'m> {
 struct Plan {
     /// The type's name (a slice of the model's text).
     ty: &'static str,
-    /// Its index in [`Model::types`].
-    index: usize,
+    /// Its fields ([`Model::fields_at`]).
+    fields: &'static [Field],
     /// Field index + 1 by [`slot`] of the field's name, open addressing; 0 is free. A struct's
     /// keys are looked up here once per visit instead of scanning the keys for every declared
     /// field.
@@ -97,34 +97,36 @@ struct Plan {
     /// field holding its zero value is found while the keys are looked up).
     encode_absent: u128,
     encode_present: u128,
+    /// The resource lists core/v1 SetDefaults_ResourceList rounds (`{q` fields, but for
+    /// node/v1's Overhead).
+    lists: u128,
 }
 
-/// The indices of the bits set in `mask`, ascending (the fields in declaration order), then
-/// every index from 128 to `len` (no type has that many fields; those are not in the masks).
-#[inline(always)]
-fn bits(mut mask: u128, len: usize) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        if mask == 0 {
-            return None;
-        }
-        let i = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        Some(i)
-    })
-    .chain(128..len.max(128))
-}
-
-/// Bit `i` of a field mask (0 past the 128th field).
+/// Bit `i` of a field mask: field `i` of a type (a plan has fewer than [`SLOTS`] fields). Two
+/// 64-bit halves: a variable 128-bit shift is a call in the wasm.
 #[inline(always)]
 fn bit(i: usize) -> u128 {
-    if i < 128 {
-        1 << i
-    } else {
-        0
-    }
+    let (lo, hi) = match i {
+        0..64 => (1u64 << i, 0u64),
+        64..128 => (0, 1u64 << (i - 64)),
+        _ => (0, 0),
+    };
+    (u128::from(hi) << 64) | u128::from(lo)
 }
 
-/// Slots of [`Plan::table`] (the largest type, PodSpec, has 43 fields).
+/// The lowest field of a mask, taken out of it (the fields in declaration order).
+#[inline(always)]
+fn next_bit(mask: &mut u128) -> Option<usize> {
+    if *mask == 0 {
+        return None;
+    }
+    let i = mask.trailing_zeros() as usize;
+    *mask &= *mask - 1;
+    Some(i)
+}
+
+/// Slots of [`Plan::table`] (the largest type, PodSpec, has 43 fields); a type must have fewer
+/// fields than this to have a plan (`tests::every_type_fits_a_plan`).
 const SLOTS: usize = 128;
 
 /// Where a name starts its search in a [`Plan::table`].
@@ -137,26 +139,24 @@ fn slot(name: &str) -> usize {
 
 impl Plan {
     /// The index of the field named `name`.
-    fn find(&self, fields: &[Field], name: &str) -> Option<usize> {
-        if fields.len() >= SLOTS {
-            return fields.iter().position(|f| same(f.name, name));
-        }
+    fn find(&self, name: &str) -> Option<usize> {
+        // The table has a free slot: the search ends.
         let mut s = slot(name);
         loop {
             let i = usize::from(*self.table.get(s)?).checked_sub(1)?;
-            if fields.get(i).is_some_and(|f| same(f.name, name)) {
+            if self.fields.get(i).is_some_and(|f| same(f.name, name)) {
                 return Some(i);
             }
             s = (s + 1) % SLOTS;
         }
     }
 
-    /// The fields present in `m`: bit `i` for field `i` < 128 (see [`here`]).
-    fn present(&self, fields: &[Field], m: &Map<String, Json>) -> u128 {
+    /// The fields present in `m` ([`bit`]).
+    fn present(&self, m: &Map<String, Json>) -> u128 {
         let mut bits = 0;
         for k in m.keys() {
-            if let Some(i) = self.find(fields, k).filter(|i| *i < 128) {
-                bits |= 1 << i;
+            if let Some(i) = self.find(k) {
+                bits |= bit(i);
             }
         }
         bits
@@ -173,28 +173,23 @@ fn lead(shape: &str) -> u8 {
 /// Decoding `v` as `shape` would change nothing and report nothing: a string, bool or integer
 /// where one belongs (most of an object). The walk then does not enter it.
 fn settled(shape: &str, v: &Json) -> bool {
-    let shape = shape.strip_prefix('*').unwrap_or(shape);
-    match (lead(shape), v) {
-        (b's' | b'd' | b'x', Json::String(_)) | (b'b', Json::Bool(_)) | (b'r', _) => {
-            shape.len() == 1
-        }
-        (b'i' | b'x', Json::Number(n)) => {
-            shape.len() == 1 && n.as_i64().is_some_and(|i| i32::try_from(i).is_ok())
-        }
-        (b'l', Json::Number(n)) => shape.len() == 1 && n.is_i64(),
+    // One scalar code, possibly behind a pointer (bytes: no `str` slicing calls).
+    let c = match shape.as_bytes() {
+        [b'*', c] | [c] => *c,
+        _ => return false,
+    };
+    match (c, v) {
+        (b's' | b'd' | b'x', Json::String(_)) | (b'b', Json::Bool(_)) | (b'r', _) => true,
+        (b'i' | b'x', Json::Number(n)) => n.as_i64().is_some_and(|i| i32::try_from(i).is_ok()),
+        (b'l', Json::Number(n)) => n.is_i64(),
         _ => false,
     }
 }
 
-/// Whether field `i` (named `name`) is in `m`, by its bit in `bits` ([`Plan::present`]; a
-/// field past the 128th, which no type has, is looked up).
+/// Whether field `i` is in a mask ([`bit`]).
 #[inline(always)]
-fn here(bits: u128, i: usize, m: &Map<String, Json>, name: &str) -> bool {
-    if i < 128 {
-        bits & (1 << i) != 0
-    } else {
-        contains(m, name)
-    }
+fn here(bits: u128, i: usize) -> bool {
+    bits & bit(i) != 0
 }
 
 /// The plans of one version's types, built on first use of each type.
@@ -270,10 +265,6 @@ pub(super) fn get_mut<'v>(m: &'v mut Map<String, Json>, name: &str) -> Option<&'
     } else {
         m.get_mut(name)
     }
-}
-
-fn contains(m: &Map<String, Json>, name: &str) -> bool {
-    get(m, name).is_some()
 }
 
 /// The zero value of a non-pointer shape as the converter writes it.
@@ -668,8 +659,11 @@ impl<'m> Walk<'m> {
         }
         let ty = self.model.types.get(index)?.name;
         let fields = self.model.fields_at(index)?;
+        if fields.len() >= SLOTS {
+            return None;
+        }
         let mut table = [0u8; SLOTS];
-        if fields.len() < SLOTS {
+        {
             for (i, f) in fields.iter().enumerate() {
                 let mut s = slot(f.name);
                 while table.get(s).is_some_and(|t| *t != 0) {
@@ -691,14 +685,17 @@ impl<'m> Walk<'m> {
         let rules = super::defaults::rules_of(ty);
         let coded = super::defaults::is_coded(ty);
         let (mut default_always, mut default_present) = (0u128, 0u128);
-        let (mut encode_absent, mut encode_present) = (0u128, 0u128);
+        let (mut encode_absent, mut encode_present, mut lists) = (0u128, 0u128, 0u128);
         for (i, f) in fields.iter().enumerate() {
             let has_child = child.get(i).is_some_and(Option::is_some);
             let b = bit(i);
             if f.default.is_some() || probe.get(i).copied().unwrap_or(false) {
                 default_always |= b;
             }
-            if has_child || (f.shape == "{q" && ty != "node.v1.Overhead") {
+            if f.shape == "{q" && ty != "node.v1.Overhead" {
+                lists |= b;
+            }
+            if has_child {
                 default_present |= b;
             }
             let written = match f.shape.as_bytes().first().copied().unwrap_or(b'r') {
@@ -713,15 +710,11 @@ impl<'m> Walk<'m> {
                 encode_present |= b;
             }
         }
-        if fields.len() > 128 {
-            // No type has that many fields; if one did, every field would be visited.
-            (default_always, default_present) = (u128::MAX, u128::MAX);
-            (encode_absent, encode_present) = (u128::MAX, u128::MAX);
-        }
+        default_present |= lists;
         // Kept for the life of the instance, as the model they index.
         let plan: &'static Plan = Box::leak(Box::new(Plan {
             ty,
-            index,
+            fields,
             table,
             child,
             probe,
@@ -733,6 +726,7 @@ impl<'m> Walk<'m> {
             default_present,
             encode_absent,
             encode_present,
+            lists,
         }));
         Some(*cell.get_or_init(|| plan))
     }
@@ -740,11 +734,6 @@ impl<'m> Walk<'m> {
     /// Whether an empty value of type `index` can gain fields by defaulting.
     fn can_default(&self, index: usize) -> bool {
         self.plan(index).is_some_and(|p| p.defaulted || p.markers || p.probe.contains(&true))
-    }
-
-    /// The fields of a plan's type.
-    fn fields_of(&self, plan: &Plan) -> &'m [Field] {
-        self.model.fields_at(plan.index).unwrap_or(&[])
     }
 
     fn enter(&mut self, step: Step) {
@@ -932,16 +921,14 @@ impl<'m> Walk<'m> {
     fn decode_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
         let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
         let outer = std::mem::replace(&mut self.owner, plan.ty);
-        let fields = self.fields_of(plan);
-        // One lookup per key: which fields are present, which keys are unknown.
-        // `work`: the present fields whose value is `null` or not settled (most are settled:
-        // the loop below visits only these).
-        let (mut present, mut work) = (0u128, 0u128);
+        let fields = plan.fields;
+        // One lookup per key: which keys are unknown, and `work`, the present fields whose
+        // value is `null` or not settled (most are settled: the loop below visits only these).
+        let mut work = 0u128;
         let mut unknown: Vec<String> = Vec::new();
         for (k, v) in m.iter() {
-            match plan.find(fields, k) {
+            match plan.find(k) {
                 Some(i) => {
-                    present |= bit(i);
                     if fields.get(i).is_none_or(|f| v.is_null() || !settled(f.shape, v)) {
                         work |= bit(i);
                     }
@@ -960,11 +947,8 @@ impl<'m> Walk<'m> {
             self.event(Some(&k), ChangeReason::Pruned);
             m.remove(&k);
         }
-        for i in bits(work, fields.len()) {
+        while let Some(i) = next_bit(&mut work) {
             let Some(f) = fields.get(i) else { break };
-            if !here(present, i, m, f.name) {
-                continue;
-            }
             let Some(v) = get_mut(m, f.name) else { continue };
             if v.is_null() {
                 m.remove(f.name);
@@ -1022,10 +1006,10 @@ impl<'m> Walk<'m> {
         } else if plan.default_always | plan.default_present == 0 {
             return; // no defaults here, no struct or resource list below
         }
-        let fields = self.fields_of(plan);
-        let mut present = plan.present(fields, m);
-        let visit = plan.default_always | (plan.default_present & present);
-        for i in bits(visit, fields.len()) {
+        let fields = plan.fields;
+        let mut present = plan.present(m);
+        let mut visit = plan.default_always | (plan.default_present & present);
+        while let Some(i) = next_bit(&mut visit) {
             let Some(f) = fields.get(i) else { break };
             let child = plan.child.get(i).copied().flatten();
             if let Some(d) = f.default {
@@ -1033,14 +1017,12 @@ impl<'m> Walk<'m> {
                     if let Ok(value) = vap_eval_json::from_str(d) {
                         let absent = m.insert(f.name.to_string(), value).is_none();
                         self.push_event(Some(f.name), ChangeReason::Default, absent);
-                        if i < 128 {
-                            present |= 1 << i;
-                        }
+                        present |= bit(i);
                     }
                 }
             }
             // Non-pointer structs exist in Go even when absent: their defaults apply.
-            if lead(f.shape) == b'@' && !here(present, i, m, f.name) {
+            if lead(f.shape) == b'@' && !here(present, i) {
                 if !plan.probe.get(i).copied().unwrap_or(false) {
                     continue;
                 }
@@ -1056,7 +1038,7 @@ impl<'m> Walk<'m> {
             // core/v1 SetDefaults_ResourceList: every ResourceList the generated defaulters
             // reach (all but node/v1's, which registers none) rounded up to milli units, after
             // the struct's own SetDefaults_* as zz_generated.defaults.go orders the calls.
-            if f.shape == "{q" && plan.ty != "node.v1.Overhead" {
+            if here(plan.lists, i) {
                 if let Some(Json::Object(list)) = get_mut(m, f.name) {
                     self.enter(Step::Field(f.name));
                     for (k, q) in list.iter_mut() {
@@ -1079,7 +1061,7 @@ impl<'m> Walk<'m> {
                 }
             }
             // Only structs have defaults below them.
-            if child.is_none() || !here(present, i, m, f.name) {
+            if child.is_none() || !here(present, i) {
                 continue;
             }
             let Some(value) = get_mut(m, f.name) else { continue };
@@ -1137,24 +1119,24 @@ impl<'m> Walk<'m> {
 
     fn encode_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
         let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
-        let fields = self.fields_of(plan);
+        let fields = plan.fields;
         // One pass over the keys: the fields present, and those with work (a struct below, an
         // `omitempty` zero value to drop); the rest of the present ones are written as they are.
         let (mut present, mut work) = (0u128, 0u128);
         for (k, v) in m.iter() {
-            let Some(i) = plan.find(fields, k) else { continue };
+            let Some(i) = plan.find(k) else { continue };
             present |= bit(i);
             let Some(f) = fields.get(i) else { continue };
             if f.omitempty && lead(f.shape) != b'*' && is_empty(v, f.shape) {
                 work |= bit(i);
             }
         }
-        let visit = (plan.encode_absent & !present) | ((plan.encode_present & present) | work);
-        for i in bits(visit, fields.len()) {
+        let mut visit = (plan.encode_absent & !present) | ((plan.encode_present & present) | work);
+        while let Some(i) = next_bit(&mut visit) {
             let Some(f) = fields.get(i) else { break };
             let first = f.shape.as_bytes().first().copied().unwrap_or(b'r');
             let child = plan.child.get(i).copied().flatten();
-            match (first, here(present, i, m, f.name)) {
+            match (first, here(present, i)) {
                 // Nil pointer, slice or map.
                 (b'*' | b'[' | b'{' | b'y', false) => {
                     if !f.omitempty {
