@@ -359,9 +359,15 @@ fn apply_rule<'s>(
     value: &str,
 ) {
     let Some((first, rest)) = steps.split_first() else { return };
-    if *first == "*" {
-        let Json::Array(items) = v else { return };
+    // `*` (bytes: a string comparison is a call at the size opt-level) and indices only
+    // apply to lists; a list has no keys.
+    let each = matches!(first.as_bytes(), [b'*']);
+    if let Json::Array(items) = v {
+        let one = if each { None } else { first.parse::<usize>().ok() };
         for (i, item) in items.iter_mut().enumerate() {
+            if !each && one != Some(i) {
+                continue;
+            }
             at.push(Rel::Index(i));
             maps.push(false);
             apply_rule(w, item, rest, at, maps, when, value);
@@ -370,14 +376,7 @@ fn apply_rule<'s>(
         }
         return;
     }
-    if let (Json::Array(items), Ok(i)) = (&mut *v, first.parse::<usize>()) {
-        if let Some(item) = items.get_mut(i) {
-            at.push(Rel::Index(i));
-            maps.push(false);
-            apply_rule(w, item, rest, at, maps, when, value);
-            at.pop();
-            maps.pop();
-        }
+    if each {
         return;
     }
     let map_key = first.starts_with('#');
@@ -431,20 +430,12 @@ pub fn apply(w: &mut Walk, ty: &str, rules: &[usize], coded: bool, m: &mut Map<S
     let mut v = Json::Object(std::mem::take(m));
     // One pair of path buffers for all the rules (each rule leaves them empty).
     let (mut at, mut maps) = (Vec::new(), Vec::new());
-    for (_, path, when, value, guard) in rules.iter().filter_map(|&i| RULES.get(i)) {
-        if guard_holds(w, &v, guard) {
-            // The steps on the stack (every rule at every struct of every request).
-            let mut buf = [""; 8];
-            let mut n = 0;
-            for (slot, step) in buf.iter_mut().zip(path.split(' ')) {
-                *slot = step;
-                n += 1;
-            }
-            let long: Vec<&str> = match path.split(' ').nth(buf.len()) {
-                Some(_) => path.split(' ').collect(),
-                None => Vec::new(),
-            };
-            let steps = if long.is_empty() { buf.get(..n).unwrap_or_default() } else { &long };
+    let split = rule_steps();
+    for &i in rules {
+        let (Some((_, _, when, value, guard)), Some(steps)) = (RULES.get(i), split.get(i)) else {
+            continue;
+        };
+        if guard.is_empty() || guard_holds(w, &v, guard) {
             apply_rule(w, &mut v, steps, &mut at, &mut maps, *when, value);
         }
     }
@@ -475,6 +466,13 @@ pub(super) fn rules_of(ty: &str) -> &'static [usize] {
         Ok(i) => index.get(i).map_or(&[], |(_, list)| list.as_slice()),
         Err(_) => &[],
     }
+}
+
+/// Each of [`RULES`]' paths split into its steps, once (the rules are tried at every struct of
+/// their type on every request).
+fn rule_steps() -> &'static [Vec<&'static str>] {
+    static STEPS: std::sync::OnceLock<Vec<Vec<&str>>> = std::sync::OnceLock::new();
+    STEPS.get_or_init(|| RULES.iter().map(|r| r.1.split(' ').collect()).collect())
 }
 
 fn str_at<'v>(v: &'v Json, path: &str) -> &'v str {
