@@ -86,7 +86,7 @@ struct Plan {
     coded: bool,
     /// Any field has a `+default` marker.
     markers: bool,
-    /// The fields (bit `i` for field `i`, see [`bits`]) the defaulting visit has work for
+    /// The fields (bit `i` for field `i`, see [`bit`]) the defaulting visit has work for
     /// whether present or not (a `+default` marker; an absent non-pointer struct that can gain
     /// defaults), and those it has work for only when present (a struct below; a resource
     /// list). A fully defaulted object's structs visit few of their declared fields.
