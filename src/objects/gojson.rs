@@ -172,9 +172,9 @@ fn lead(shape: &str) -> u8 {
 
 /// Decoding `v` as `shape` would change nothing and report nothing: a string, bool or integer
 /// where one belongs (most of an object). The walk then does not enter it.
-fn settled(shape: &str, v: &Json) -> bool {
-    // One scalar code, possibly behind a pointer (bytes: no `str` slicing calls).
-    let c = match shape.as_bytes() {
+fn settled(shape: &[u8], v: &Json) -> bool {
+    // One scalar code, possibly behind a pointer.
+    let c = match shape {
         [b'*', c] | [c] => *c,
         _ => return false,
     };
@@ -268,9 +268,9 @@ pub(super) fn get_mut<'v>(m: &'v mut Map<String, Json>, name: &str) -> Option<&'
 }
 
 /// The zero value of a non-pointer shape as the converter writes it.
-fn zero(shape: &str) -> Json {
-    match shape.as_bytes().first() {
-        Some(b's' | b'd') if shape == "d" => Json::from("0s"),
+fn zero(shape: &[u8]) -> Json {
+    match shape.first() {
+        Some(b's' | b'd') if shape == b"d" => Json::from("0s"),
         Some(b's') => Json::from(""),
         Some(b'i' | b'l' | b'x') => Json::from(0),
         Some(b'f') => serde_json::Number::from_f64(0.0).map_or(Json::Null, Json::Number),
@@ -746,17 +746,17 @@ impl<'m> Walk<'m> {
     /// Normalise a whole object of root type `root`.
     pub fn object(&mut self, v: &mut Json, root: &str) {
         let ty = self.model.index(root);
-        self.decode(v, "@", ty);
-        self.default(v, "@", ty);
-        self.encode(v, "@", ty);
+        self.decode(v, b"@", ty);
+        self.default(v, b"@", ty);
+        self.encode(v, b"@", ty);
     }
 
     // ----- 1. decode -------------------------------------------------------------------------
 
     /// `ty`: the struct type `shape` ends in (an index in [`Model::types`]).
-    fn decode(&mut self, v: &mut Json, shape: &str, ty: Option<usize>) {
-        let Some(&c) = shape.as_bytes().first() else { return };
-        let rest = &shape[1..];
+    fn decode(&mut self, v: &mut Json, shape: &[u8], ty: Option<usize>) {
+        // Shapes are walked as bytes: slicing a `str` is a call (its char boundary check).
+        let Some((&c, rest)) = shape.split_first() else { return };
         match (c, &mut *v) {
             (b'*', _) => self.decode(v, rest, ty),
             (b'[', Json::Array(items)) => {
@@ -765,7 +765,7 @@ impl<'m> Walk<'m> {
                         continue;
                     }
                     self.enter(Step::Index(i));
-                    if item.is_null() && lead(rest) != b'*' {
+                    if item.is_null() && rest.first() != Some(&b'*') {
                         *item = zero(rest);
                     }
                     self.decode(item, rest, ty);
@@ -780,7 +780,7 @@ impl<'m> Walk<'m> {
                         continue;
                     }
                     self.enter(Step::MapKey(k.clone()));
-                    if item.is_null() && lead(rest) != b'*' {
+                    if item.is_null() && rest.first() != Some(&b'*') {
                         *item = zero(rest);
                     }
                     self.decode(item, rest, ty);
@@ -813,7 +813,7 @@ impl<'m> Walk<'m> {
                     // IntOrString's UnmarshalJSON decodes into its int32: its error stops the
                     // decoder.
                     None => {
-                        let shape = if c == b'x' { "i" } else { shape };
+                        let shape = if c == b'x' { b"i" } else { shape };
                         self.type_error(c == b'x', &format!("number {}", go_number(v)), shape)
                     }
                 }
@@ -862,8 +862,8 @@ impl<'m> Walk<'m> {
             },
             // Time, MicroTime and Duration decode a string first: anything else is that
             // decode's error, which stops the decoder.
-            (b't' | b'u' | b'd', _) => self.type_error(true, json_type(v), "s"),
-            (b'x', _) => self.type_error(true, json_type(v), "i"),
+            (b't' | b'u' | b'd', _) => self.type_error(true, json_type(v), b"s"),
+            (b'x', _) => self.type_error(true, json_type(v), b"i"),
             _ => self.type_error(false, json_type(v), shape),
         }
     }
@@ -873,7 +873,8 @@ impl<'m> Walk<'m> {
     /// path from the root (map keys and list indices are not in it).
     #[cold]
     #[inline(never)]
-    fn type_error(&mut self, fatal: bool, value: &str, shape: &str) {
+    fn type_error(&mut self, fatal: bool, value: &str, shape: &[u8]) {
+        let shape = std::str::from_utf8(shape).unwrap_or_default();
         let mut fields = String::new();
         for s in &self.path {
             if let Step::Field(f) = s {
@@ -929,7 +930,8 @@ impl<'m> Walk<'m> {
         for (k, v) in m.iter() {
             match plan.find(k) {
                 Some(i) => {
-                    if fields.get(i).is_none_or(|f| v.is_null() || !settled(f.shape, v)) {
+                    if fields.get(i).is_none_or(|f| v.is_null() || !settled(f.shape.as_bytes(), v))
+                    {
                         work |= bit(i);
                     }
                 }
@@ -959,11 +961,11 @@ impl<'m> Walk<'m> {
                 }
                 continue;
             }
-            if settled(f.shape, v) {
+            if settled(f.shape.as_bytes(), v) {
                 continue;
             }
             self.enter(Step::Field(f.name));
-            self.decode(v, f.shape, plan.child.get(i).copied().flatten());
+            self.decode(v, f.shape.as_bytes(), plan.child.get(i).copied().flatten());
             self.leave();
         }
         self.owner = outer;
@@ -971,13 +973,13 @@ impl<'m> Walk<'m> {
 
     // ----- 2. default ------------------------------------------------------------------------
 
-    fn default(&mut self, v: &mut Json, shape: &str, ty: Option<usize>) {
+    fn default(&mut self, v: &mut Json, shape: &[u8], ty: Option<usize>) {
         // Defaults live in structs: a shape without one below has none.
         if ty.is_none() {
             return;
         }
-        let Some(&c) = shape.as_bytes().first() else { return };
-        let rest = &shape[1..];
+        // Shapes are walked as bytes: slicing a `str` is a call (its char boundary check).
+        let Some((&c, rest)) = shape.split_first() else { return };
         match (c, v) {
             (b'*', v) => self.default(v, rest, ty),
             (b'[', Json::Array(items)) => {
@@ -1066,7 +1068,7 @@ impl<'m> Walk<'m> {
             }
             let Some(value) = get_mut(m, f.name) else { continue };
             self.enter(Step::Field(f.name));
-            self.default(value, f.shape, child);
+            self.default(value, f.shape.as_bytes(), child);
             self.leave();
         }
     }
@@ -1086,16 +1088,16 @@ impl<'m> Walk<'m> {
     /// value the registry built (a reset status) gets its non-`omitempty` fields.
     pub fn encode_value(&mut self, v: &mut Json, shape: &str) {
         let ty = shape_type(self.model, shape);
-        self.encode(v, shape, ty);
+        self.encode(v, shape.as_bytes(), ty);
     }
 
-    fn encode(&mut self, v: &mut Json, shape: &str, ty: Option<usize>) {
+    fn encode(&mut self, v: &mut Json, shape: &[u8], ty: Option<usize>) {
         // Only a struct's fields are written differently: nothing to do without one below.
         if ty.is_none() {
             return;
         }
-        let Some(&c) = shape.as_bytes().first() else { return };
-        let rest = &shape[1..];
+        // Shapes are walked as bytes: slicing a `str` is a call (its char boundary check).
+        let Some((&c, rest)) = shape.split_first() else { return };
         match (c, v) {
             (b'*', v) => self.encode(v, rest, ty),
             (b'[', Json::Array(items)) => {
@@ -1154,19 +1156,19 @@ impl<'m> Walk<'m> {
                 // A zero scalar: absent with omitempty, else written.
                 (b's' | b'i' | b'l' | b'f' | b'b', false) => {
                     if !f.omitempty {
-                        m.insert(f.name.to_string(), zero(f.shape));
+                        m.insert(f.name.to_string(), zero(f.shape.as_bytes()));
                         self.event_absent(f.name, ChangeReason::ZeroValue);
                     }
                 }
                 // Structs (and the struct-typed quantity, int-or-string, duration, raw JSON)
                 // are always written.
                 (_, false) => {
-                    m.insert(f.name.to_string(), zero(f.shape));
+                    m.insert(f.name.to_string(), zero(f.shape.as_bytes()));
                     self.event_absent(f.name, ChangeReason::ZeroValue);
                     if first == b'@' {
                         if let Some(value) = get_mut(m, f.name) {
                             self.enter(Step::Field(f.name));
-                            self.encode(value, f.shape, child);
+                            self.encode(value, f.shape.as_bytes(), child);
                             self.leave();
                         }
                     }
@@ -1183,7 +1185,7 @@ impl<'m> Walk<'m> {
                         continue;
                     }
                     self.enter(Step::Field(f.name));
-                    self.encode(value, f.shape, child);
+                    self.encode(value, f.shape.as_bytes(), child);
                     self.leave();
                 }
             }
