@@ -44,7 +44,7 @@ pub struct Type {
     pub name: &'static str,
     /// The line's field specs, after the type's name.
     specs: &'static str,
-    /// Kept for the life of the instance (as the model): the walk's per-type plans hold them.
+    /// Never freed, also after the thread ends (the walk's per-type plans hold them).
     fields: OnceCell<&'static [Field]>,
 }
 
