@@ -197,8 +197,8 @@ struct Plans {
     /// The model they index (its address: a plan is valid only for it).
     model: usize,
     /// Built once per type and version per thread and never freed, also after the thread ends
-    /// (tens to hundreds of KB per version a thread normalises; the package has one thread, the CLI a
-    /// fixed pool): a `&'static` costs no reference count at every struct visit.
+    /// (tens to hundreds of KB per version a thread normalises; the package has one thread,
+    /// the CLI a fixed pool): a `&'static` costs no reference count at every struct visit.
     plans: Vec<OnceCell<&'static Plan>>,
 }
 
