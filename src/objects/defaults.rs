@@ -287,7 +287,7 @@ const RULES: &[Rule] = &[
 fn resolve<'v>(v: &'v Json, path: &str) -> Option<&'v Json> {
     let mut cur = v;
     for s in path.split(' ') {
-        cur = cur.as_object()?.get(s.trim_start_matches('#'))?;
+        cur = super::gojson::get(cur.as_object()?, s.trim_start_matches('#'))?;
     }
     Some(cur)
 }
@@ -359,9 +359,15 @@ fn apply_rule<'s>(
     value: &str,
 ) {
     let Some((first, rest)) = steps.split_first() else { return };
-    if *first == "*" {
-        let Json::Array(items) = v else { return };
+    // `*` (bytes: a string comparison is a call at the size opt-level) and indices only
+    // apply to lists; a list has no keys.
+    let each = matches!(first.as_bytes(), [b'*']);
+    if let Json::Array(items) = v {
+        let one = if each { None } else { first.parse::<usize>().ok() };
         for (i, item) in items.iter_mut().enumerate() {
+            if !each && one != Some(i) {
+                continue;
+            }
             at.push(Rel::Index(i));
             maps.push(false);
             apply_rule(w, item, rest, at, maps, when, value);
@@ -370,14 +376,7 @@ fn apply_rule<'s>(
         }
         return;
     }
-    if let (Json::Array(items), Ok(i)) = (&mut *v, first.parse::<usize>()) {
-        if let Some(item) = items.get_mut(i) {
-            at.push(Rel::Index(i));
-            maps.push(false);
-            apply_rule(w, item, rest, at, maps, when, value);
-            at.pop();
-            maps.pop();
-        }
+    if each {
         return;
     }
     let map_key = first.starts_with('#');
@@ -387,7 +386,7 @@ fn apply_rule<'s>(
     maps.push(map_key);
     if rest.is_empty() {
         let unset = when == b'o'
-            || match m.get(key) {
+            || match super::gojson::get(m, key) {
                 None => true,
                 Some(cur) => when == b'e' && empty(Some(cur)),
             };
@@ -398,8 +397,13 @@ fn apply_rule<'s>(
             }
         }
     } else {
-        let child = m.entry(key.to_string()).or_insert_with(|| Json::Object(Map::new()));
-        apply_rule(w, child, rest, at, maps, when, value);
+        // The key copied only when the step is created (it is there in most objects).
+        if super::gojson::get(m, key).is_none() {
+            m.insert(key.to_string(), Json::Object(Map::new()));
+        }
+        if let Some(child) = super::gojson::get_mut(m, key) {
+            apply_rule(w, child, rest, at, maps, when, value);
+        }
     }
     at.pop();
     maps.pop();
@@ -420,28 +424,24 @@ fn set_when(w: &mut Walk, v: &mut Json, path: &str, value: Json, when: u8) {
 }
 
 /// `SetDefaults_<T>` for struct type `ty` (qualified, `core.v1.Container`), if there is one:
-/// the type's [`RULES`], then the defaults that need code.
-pub fn apply(w: &mut Walk, ty: &str, m: &mut Map<String, Json>) {
+/// the type's [`RULES`] (`rules`, [`rules_of`]), then the defaults that need code (`coded`,
+/// [`is_coded`]). The walk looks both up once per type.
+pub fn apply(w: &mut Walk, ty: &str, rules: &[usize], coded: bool, m: &mut Map<String, Json>) {
     let mut v = Json::Object(std::mem::take(m));
-    for (_, path, when, value, guard) in rules_of(ty).iter().filter_map(|&i| RULES.get(i)) {
-        if guard_holds(w, &v, guard) {
-            // The steps on the stack (every rule at every struct of every request).
-            let mut buf = [""; 8];
-            let mut n = 0;
-            for (slot, step) in buf.iter_mut().zip(path.split(' ')) {
-                *slot = step;
-                n += 1;
-            }
-            let long: Vec<&str> = match path.split(' ').nth(buf.len()) {
-                Some(_) => path.split(' ').collect(),
-                None => Vec::new(),
-            };
-            let steps = if long.is_empty() { buf.get(..n).unwrap_or_default() } else { &long };
-            let (mut at, mut maps) = (Vec::new(), Vec::new());
+    // One pair of path buffers for all the rules (each rule leaves them empty).
+    let (mut at, mut maps) = (Vec::new(), Vec::new());
+    let split = rule_steps();
+    for &i in rules {
+        let (Some((_, _, when, value, guard)), Some(steps)) = (RULES.get(i), split.get(i)) else {
+            continue;
+        };
+        if guard.is_empty() || guard_holds(w, &v, guard) {
             apply_rule(w, &mut v, steps, &mut at, &mut maps, *when, value);
         }
     }
-    coded(w, ty, &mut v);
+    if coded {
+        self::coded(w, ty, &mut v);
+    }
     if let Json::Object(o) = v {
         *m = o;
     }
@@ -449,7 +449,7 @@ pub fn apply(w: &mut Walk, ty: &str, m: &mut Map<String, Json>) {
 
 /// The indices into [`RULES`] of `ty`'s rules, in order. The walk asks at every struct of every
 /// request; the index is built on first use.
-fn rules_of(ty: &str) -> &'static [usize] {
+pub(super) fn rules_of(ty: &str) -> &'static [usize] {
     static INDEX: std::sync::OnceLock<Vec<(&str, Vec<usize>)>> = std::sync::OnceLock::new();
     let index = INDEX.get_or_init(|| {
         // Kept sorted by inserting in place (no sort instantiated in the wasm for this).
@@ -466,6 +466,13 @@ fn rules_of(ty: &str) -> &'static [usize] {
         Ok(i) => index.get(i).map_or(&[], |(_, list)| list.as_slice()),
         Err(_) => &[],
     }
+}
+
+/// Each of [`RULES`]' paths split into its steps, once (the rules are tried at every struct of
+/// their type on every request).
+fn rule_steps() -> &'static [Vec<&'static str>] {
+    static STEPS: std::sync::OnceLock<Vec<Vec<&str>>> = std::sync::OnceLock::new();
+    STEPS.get_or_init(|| RULES.iter().map(|r| r.1.split(' ').collect()).collect())
 }
 
 fn str_at<'v>(v: &'v Json, path: &str) -> &'v str {
@@ -488,10 +495,10 @@ const CODED: &[&str] = &[
     "autoscaling.v2.HorizontalPodAutoscaler",
 ];
 
-/// Whether [`apply`] can change a struct of type `ty` (it has rules or coded defaults): the walk
-/// calls it only for those.
-pub fn has_defaults(ty: &str) -> bool {
-    !rules_of(ty).is_empty() || CODED.contains(&ty)
+/// Whether `ty` has defaults that need code ([`coded`]); with [`rules_of`], whether [`apply`]
+/// can change a struct of the type: the walk calls it only for those.
+pub(super) fn is_coded(ty: &str) -> bool {
+    CODED.contains(&ty)
 }
 
 /// The defaults that compute their value.

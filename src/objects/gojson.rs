@@ -18,7 +18,7 @@
 //! While decoding, the object holds Go values in JSON form: a key is absent for a nil pointer,
 //! slice or map and for a scalar holding its zero value.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 use serde_json::{Map, Value as Json};
@@ -67,8 +67,8 @@ pub struct Walk<'m> {
 struct Plan {
     /// The type's name (a slice of the model's text).
     ty: &'static str,
-    /// Its index in [`Model::types`].
-    index: usize,
+    /// Its fields ([`Model::fields_at`]).
+    fields: &'static [Field],
     /// Field index + 1 by [`slot`] of the field's name, open addressing; 0 is free. A struct's
     /// keys are looked up here once per visit instead of scanning the keys for every declared
     /// field.
@@ -80,11 +80,53 @@ struct Plan {
     probe: Vec<bool>,
     /// [`super::defaults::apply`] can change a value of this type.
     defaulted: bool,
+    /// The type's defaulting rules ([`super::defaults::rules_of`]) and whether it has coded
+    /// defaults: looked up once per type, not at every visit.
+    rules: &'static [usize],
+    coded: bool,
     /// Any field has a `+default` marker.
     markers: bool,
+    /// The fields (bit `i` for field `i`, see [`bit`]) the defaulting visit has work for
+    /// whether present or not (a `+default` marker; an absent non-pointer struct that can gain
+    /// defaults), and those it has work for only when present (a struct below; a resource
+    /// list). A fully defaulted object's structs visit few of their declared fields.
+    default_always: u128,
+    default_present: u128,
+    /// The same for encoding: fields that are written when absent (no `omitempty`, a
+    /// struct), and fields with a struct below (work when present; a present `omitempty`
+    /// field holding its zero value is found while the keys are looked up).
+    encode_absent: u128,
+    encode_present: u128,
+    /// The resource lists core/v1 SetDefaults_ResourceList rounds (`{q` fields, but for
+    /// node/v1's Overhead).
+    lists: u128,
 }
 
-/// Slots of [`Plan::table`] (the largest type, PodSpec, has 43 fields).
+/// Bit `i` of a field mask: field `i` of a type (a plan has fewer than [`SLOTS`] fields). Two
+/// 64-bit halves: a variable 128-bit shift is a call in the wasm.
+#[inline(always)]
+fn bit(i: usize) -> u128 {
+    let (lo, hi) = match i {
+        0..64 => (1u64 << i, 0u64),
+        64..128 => (0, 1u64 << (i - 64)),
+        _ => (0, 0),
+    };
+    (u128::from(hi) << 64) | u128::from(lo)
+}
+
+/// The lowest field of a mask, taken out of it (the fields in declaration order).
+#[inline(always)]
+fn next_bit(mask: &mut u128) -> Option<usize> {
+    if *mask == 0 {
+        return None;
+    }
+    let i = mask.trailing_zeros() as usize;
+    *mask &= *mask - 1;
+    Some(i)
+}
+
+/// Slots of [`Plan::table`] (the largest type, PodSpec, has 43 fields); a type must have fewer
+/// fields than this to have a plan (`tests::every_type_fits_a_plan`).
 const SLOTS: usize = 128;
 
 /// Where a name starts its search in a [`Plan::table`].
@@ -97,26 +139,24 @@ fn slot(name: &str) -> usize {
 
 impl Plan {
     /// The index of the field named `name`.
-    fn find(&self, fields: &[Field], name: &str) -> Option<usize> {
-        if fields.len() >= SLOTS {
-            return fields.iter().position(|f| same(f.name, name));
-        }
+    fn find(&self, name: &str) -> Option<usize> {
+        // The table has a free slot: the search ends.
         let mut s = slot(name);
         loop {
             let i = usize::from(*self.table.get(s)?).checked_sub(1)?;
-            if fields.get(i).is_some_and(|f| same(f.name, name)) {
+            if self.fields.get(i).is_some_and(|f| same(f.name, name)) {
                 return Some(i);
             }
             s = (s + 1) % SLOTS;
         }
     }
 
-    /// The fields present in `m`: bit `i` for field `i` < 128 (see [`here`]).
-    fn present(&self, fields: &[Field], m: &Map<String, Json>) -> u128 {
+    /// The fields present in `m` ([`bit`]).
+    fn present(&self, m: &Map<String, Json>) -> u128 {
         let mut bits = 0;
         for k in m.keys() {
-            if let Some(i) = self.find(fields, k).filter(|i| *i < 128) {
-                bits |= 1 << i;
+            if let Some(i) = self.find(k) {
+                bits |= bit(i);
             }
         }
         bits
@@ -132,36 +172,34 @@ fn lead(shape: &str) -> u8 {
 
 /// Decoding `v` as `shape` would change nothing and report nothing: a string, bool or integer
 /// where one belongs (most of an object). The walk then does not enter it.
-fn settled(shape: &str, v: &Json) -> bool {
-    let shape = shape.strip_prefix('*').unwrap_or(shape);
-    match (lead(shape), v) {
-        (b's' | b'd' | b'x', Json::String(_)) | (b'b', Json::Bool(_)) | (b'r', _) => {
-            shape.len() == 1
-        }
-        (b'i' | b'x', Json::Number(n)) => {
-            shape.len() == 1 && n.as_i64().is_some_and(|i| i32::try_from(i).is_ok())
-        }
-        (b'l', Json::Number(n)) => shape.len() == 1 && n.is_i64(),
+fn settled(shape: &[u8], v: &Json) -> bool {
+    // One scalar code, possibly behind a pointer.
+    let c = match shape {
+        [b'*', c] | [c] => *c,
+        _ => return false,
+    };
+    match (c, v) {
+        (b's' | b'd' | b'x', Json::String(_)) | (b'b', Json::Bool(_)) | (b'r', _) => true,
+        (b'i' | b'x', Json::Number(n)) => n.as_i64().is_some_and(|i| i32::try_from(i).is_ok()),
+        (b'l', Json::Number(n)) => n.is_i64(),
         _ => false,
     }
 }
 
-/// Whether field `i` (named `name`) is in `m`, by its bit in `bits` ([`Plan::present`]; a
-/// field past the 128th, which no type has, is looked up).
+/// Whether field `i` is in a mask ([`bit`]).
 #[inline(always)]
-fn here(bits: u128, i: usize, m: &Map<String, Json>, name: &str) -> bool {
-    if i < 128 {
-        bits & (1 << i) != 0
-    } else {
-        contains(m, name)
-    }
+fn here(bits: u128, i: usize) -> bool {
+    bits & bit(i) != 0
 }
 
 /// The plans of one version's types, built on first use of each type.
 struct Plans {
     /// The model they index (its address: a plan is valid only for it).
     model: usize,
-    plans: RefCell<Vec<Option<Rc<Plan>>>>,
+    /// Built once per type and version per thread and never freed, also after the thread ends
+    /// (tens to hundreds of KB per version a thread normalises; the package has one thread,
+    /// the CLI a fixed pool): a `&'static` costs no reference count at every struct visit.
+    plans: Vec<OnceCell<&'static Plan>>,
 }
 
 thread_local! {
@@ -178,8 +216,10 @@ fn plans_for(model: &Model, version: KubeVersion) -> Rc<Plans> {
         {
             return plans.clone();
         }
-        let plans =
-            Rc::new(Plans { model: address, plans: RefCell::new(vec![None; model.types.len()]) });
+        let plans = Rc::new(Plans {
+            model: address,
+            plans: (0..model.types.len()).map(|_| OnceCell::new()).collect(),
+        });
         p.retain(|(v, _)| *v != version.minor);
         p.push((version.minor, plans.clone()));
         plans
@@ -212,7 +252,7 @@ fn same(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
 }
 
-fn get<'v>(m: &'v Map<String, Json>, name: &str) -> Option<&'v Json> {
+pub(super) fn get<'v>(m: &'v Map<String, Json>, name: &str) -> Option<&'v Json> {
     if m.len() <= LINEAR {
         m.iter().find(|(k, _)| same(k, name)).map(|(_, v)| v)
     } else {
@@ -220,7 +260,7 @@ fn get<'v>(m: &'v Map<String, Json>, name: &str) -> Option<&'v Json> {
     }
 }
 
-fn get_mut<'v>(m: &'v mut Map<String, Json>, name: &str) -> Option<&'v mut Json> {
+pub(super) fn get_mut<'v>(m: &'v mut Map<String, Json>, name: &str) -> Option<&'v mut Json> {
     if m.len() <= LINEAR {
         m.iter_mut().find(|(k, _)| same(k, name)).map(|(_, v)| v)
     } else {
@@ -228,14 +268,10 @@ fn get_mut<'v>(m: &'v mut Map<String, Json>, name: &str) -> Option<&'v mut Json>
     }
 }
 
-fn contains(m: &Map<String, Json>, name: &str) -> bool {
-    get(m, name).is_some()
-}
-
 /// The zero value of a non-pointer shape as the converter writes it.
-fn zero(shape: &str) -> Json {
-    match shape.as_bytes().first() {
-        Some(b's' | b'd') if shape == "d" => Json::from("0s"),
+fn zero(shape: &[u8]) -> Json {
+    match shape.first() {
+        Some(b's' | b'd') if shape == b"d" => Json::from("0s"),
         Some(b's') => Json::from(""),
         Some(b'i' | b'l' | b'x') => Json::from(0),
         Some(b'f') => serde_json::Number::from_f64(0.0).map_or(Json::Null, Json::Number),
@@ -487,6 +523,38 @@ fn go_quote(b: &[u8]) -> String {
     out
 }
 
+thread_local! {
+    /// Quantities' texts and their canonical forms, the last [`QUANTITIES`] parsed: objects
+    /// repeat a few (`100m`, `128Mi`), and parsing and writing one is most of decoding it.
+    static CANONICAL: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Entries of [`CANONICAL`].
+const QUANTITIES: usize = 32;
+
+/// resource.Quantity's UnmarshalJSON of `text` (the value's text, trimmed), then its canonical
+/// form: `None` when that is `given`, the string it was given as.
+fn canonical_quantity(text: &str, given: Option<&str>) -> Result<Option<String>, String> {
+    let changed = |c: &str| (given != Some(c)).then(|| c.to_string());
+    let hit = CANONICAL.with(|cache| {
+        let cache = cache.borrow();
+        cache.iter().find(|(t, _)| same(t, text)).map(|(_, c)| changed(c))
+    });
+    if let Some(hit) = hit {
+        return Ok(hit);
+    }
+    let canonical = Quantity::parse(text)?.canonical();
+    let out = changed(&canonical);
+    CANONICAL.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() >= QUANTITIES {
+            cache.remove(0);
+        }
+        cache.push((text.to_string(), canonical));
+    });
+    Ok(out)
+}
+
 /// metav1.Time: RFC 3339 in UTC, whole seconds; MicroTime: six fraction digits.
 fn canonical_time(s: &str, micro: bool) -> Option<String> {
     let t = crate::cel::stdlib::time::parse_rfc3339(s)?;
@@ -585,14 +653,18 @@ impl<'m> Walk<'m> {
     }
 
     /// The plan of type `index` ([`Model::types`]), built on first use.
-    fn plan(&self, index: usize) -> Option<Rc<Plan>> {
-        if let Some(Some(p)) = self.plans.plans.borrow().get(index) {
-            return Some(p.clone());
+    fn plan(&self, index: usize) -> Option<&'static Plan> {
+        let cell = self.plans.plans.get(index)?;
+        if let Some(p) = cell.get() {
+            return Some(p);
         }
         let ty = self.model.types.get(index)?.name;
         let fields = self.model.fields_at(index)?;
+        if fields.len() >= SLOTS {
+            return None;
+        }
         let mut table = [0u8; SLOTS];
-        if fields.len() < SLOTS {
+        {
             for (i, f) in fields.iter().enumerate() {
                 let mut s = slot(f.name);
                 while table.get(s).is_some_and(|t| *t != 0) {
@@ -606,34 +678,63 @@ impl<'m> Walk<'m> {
         let child: Vec<Option<usize>> =
             fields.iter().map(|f| shape_type(self.model, f.shape)).collect();
         // A non-pointer struct cannot contain itself: this recursion ends.
-        let probe = fields
+        let probe: Vec<bool> = fields
             .iter()
             .zip(&child)
             .map(|(f, c)| f.shape.starts_with('@') && c.is_some_and(|c| self.can_default(c)))
             .collect();
-        let plan = Rc::new(Plan {
+        let rules = super::defaults::rules_of(ty);
+        let coded = super::defaults::is_coded(ty);
+        let (mut default_always, mut default_present) = (0u128, 0u128);
+        let (mut encode_absent, mut encode_present, mut lists) = (0u128, 0u128, 0u128);
+        for (i, f) in fields.iter().enumerate() {
+            let has_child = child.get(i).is_some_and(Option::is_some);
+            let b = bit(i);
+            if f.default.is_some() || probe.get(i).copied().unwrap_or(false) {
+                default_always |= b;
+            }
+            if f.shape == "{q" && ty != "node.v1.Overhead" {
+                lists |= b;
+            }
+            if has_child {
+                default_present |= b;
+            }
+            let written = match f.shape.as_bytes().first().copied().unwrap_or(b'r') {
+                b'*' | b'[' | b'{' | b'y' | b's' | b'i' | b'l' | b'f' | b'b' => !f.omitempty,
+                b't' | b'u' => !f.omitzero,
+                _ => true,
+            };
+            if written {
+                encode_absent |= b;
+            }
+            if has_child {
+                encode_present |= b;
+            }
+        }
+        default_present |= lists;
+        // Never freed (see `Plans::plans`).
+        let plan: &'static Plan = Box::leak(Box::new(Plan {
             ty,
-            index,
+            fields,
             table,
             child,
             probe,
-            defaulted: super::defaults::has_defaults(ty),
+            defaulted: !rules.is_empty() || coded,
+            rules,
+            coded,
             markers: fields.iter().any(|f| f.default.is_some()),
-        });
-        if let Some(slot) = self.plans.plans.borrow_mut().get_mut(index) {
-            *slot = Some(plan.clone());
-        }
-        Some(plan)
+            default_always,
+            default_present,
+            encode_absent,
+            encode_present,
+            lists,
+        }));
+        Some(*cell.get_or_init(|| plan))
     }
 
     /// Whether an empty value of type `index` can gain fields by defaulting.
     fn can_default(&self, index: usize) -> bool {
         self.plan(index).is_some_and(|p| p.defaulted || p.markers || p.probe.contains(&true))
-    }
-
-    /// The fields of a plan's type.
-    fn fields_of(&self, plan: &Plan) -> &'m [Field] {
-        self.model.fields_at(plan.index).unwrap_or(&[])
     }
 
     fn enter(&mut self, step: Step) {
@@ -646,17 +747,17 @@ impl<'m> Walk<'m> {
     /// Normalise a whole object of root type `root`.
     pub fn object(&mut self, v: &mut Json, root: &str) {
         let ty = self.model.index(root);
-        self.decode(v, "@", ty);
-        self.default(v, "@", ty);
-        self.encode(v, "@", ty);
+        self.decode(v, b"@", ty);
+        self.default(v, b"@", ty);
+        self.encode(v, b"@", ty);
     }
 
     // ----- 1. decode -------------------------------------------------------------------------
 
     /// `ty`: the struct type `shape` ends in (an index in [`Model::types`]).
-    fn decode(&mut self, v: &mut Json, shape: &str, ty: Option<usize>) {
-        let Some(&c) = shape.as_bytes().first() else { return };
-        let rest = &shape[1..];
+    fn decode(&mut self, v: &mut Json, shape: &[u8], ty: Option<usize>) {
+        // Shapes are walked as bytes: slicing a `str` is a call (its char boundary check).
+        let Some((&c, rest)) = shape.split_first() else { return };
         match (c, &mut *v) {
             (b'*', _) => self.decode(v, rest, ty),
             (b'[', Json::Array(items)) => {
@@ -665,7 +766,7 @@ impl<'m> Walk<'m> {
                         continue;
                     }
                     self.enter(Step::Index(i));
-                    if item.is_null() && lead(rest) != b'*' {
+                    if item.is_null() && rest.first() != Some(&b'*') {
                         *item = zero(rest);
                     }
                     self.decode(item, rest, ty);
@@ -680,7 +781,7 @@ impl<'m> Walk<'m> {
                         continue;
                     }
                     self.enter(Step::MapKey(k.clone()));
-                    if item.is_null() && lead(rest) != b'*' {
+                    if item.is_null() && rest.first() != Some(&b'*') {
                         *item = zero(rest);
                     }
                     self.decode(item, rest, ty);
@@ -713,7 +814,7 @@ impl<'m> Walk<'m> {
                     // IntOrString's UnmarshalJSON decodes into its int32: its error stops the
                     // decoder.
                     None => {
-                        let shape = if c == b'x' { "i" } else { shape };
+                        let shape = if c == b'x' { b"i" } else { shape };
                         self.type_error(c == b'x', &format!("number {}", go_number(v)), shape)
                     }
                 }
@@ -729,17 +830,19 @@ impl<'m> Walk<'m> {
             }
             // resource.Quantity's UnmarshalJSON: any JSON, quotes stripped, trimmed, parsed.
             (b'q', _) => {
+                let number;
                 let text = match &*v {
-                    Json::String(s) => s.trim().to_string(),
-                    other => go_number(other),
+                    Json::String(s) => s.trim(),
+                    other => {
+                        number = go_number(other);
+                        number.as_str()
+                    }
                 };
-                match Quantity::parse(&text) {
-                    Ok(q) => {
-                        let canonical = Json::from(q.canonical());
-                        if *v != canonical {
-                            *v = canonical;
-                            self.event(None, ChangeReason::Canonical);
-                        }
+                match canonical_quantity(text, v.as_str()) {
+                    Ok(None) => {}
+                    Ok(Some(canonical)) => {
+                        *v = Json::from(canonical);
+                        self.event(None, ChangeReason::Canonical);
                     }
                     Err(e) => self.fail(true, true, e),
                 }
@@ -760,8 +863,8 @@ impl<'m> Walk<'m> {
             },
             // Time, MicroTime and Duration decode a string first: anything else is that
             // decode's error, which stops the decoder.
-            (b't' | b'u' | b'd', _) => self.type_error(true, json_type(v), "s"),
-            (b'x', _) => self.type_error(true, json_type(v), "i"),
+            (b't' | b'u' | b'd', _) => self.type_error(true, json_type(v), b"s"),
+            (b'x', _) => self.type_error(true, json_type(v), b"i"),
             _ => self.type_error(false, json_type(v), shape),
         }
     }
@@ -771,7 +874,8 @@ impl<'m> Walk<'m> {
     /// path from the root (map keys and list indices are not in it).
     #[cold]
     #[inline(never)]
-    fn type_error(&mut self, fatal: bool, value: &str, shape: &str) {
+    fn type_error(&mut self, fatal: bool, value: &str, shape: &[u8]) {
+        let shape = std::str::from_utf8(shape).unwrap_or_default();
         let mut fields = String::new();
         for s in &self.path {
             if let Step::Field(f) = s {
@@ -819,14 +923,19 @@ impl<'m> Walk<'m> {
     fn decode_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
         let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
         let outer = std::mem::replace(&mut self.owner, plan.ty);
-        let fields = self.fields_of(&plan);
-        // One lookup per key: which fields are present, which keys are unknown.
-        let mut present = 0u128;
+        let fields = plan.fields;
+        // One lookup per key: which keys are unknown, and `work`, the present fields whose
+        // value is `null` or not settled (most are settled: the loop below visits only these).
+        let mut work = 0u128;
         let mut unknown: Vec<String> = Vec::new();
-        for k in m.keys() {
-            match plan.find(fields, k) {
-                Some(i) if i < 128 => present |= 1 << i,
-                Some(_) => {}
+        for (k, v) in m.iter() {
+            match plan.find(k) {
+                Some(i) => {
+                    if fields.get(i).is_none_or(|f| v.is_null() || !settled(f.shape.as_bytes(), v))
+                    {
+                        work |= bit(i);
+                    }
+                }
                 None => unknown.push(k.clone()),
             }
         }
@@ -841,10 +950,8 @@ impl<'m> Walk<'m> {
             self.event(Some(&k), ChangeReason::Pruned);
             m.remove(&k);
         }
-        for (i, f) in fields.iter().enumerate() {
-            if !here(present, i, m, f.name) {
-                continue;
-            }
+        while let Some(i) = next_bit(&mut work) {
+            let Some(f) = fields.get(i) else { break };
             let Some(v) = get_mut(m, f.name) else { continue };
             if v.is_null() {
                 m.remove(f.name);
@@ -855,11 +962,11 @@ impl<'m> Walk<'m> {
                 }
                 continue;
             }
-            if settled(f.shape, v) {
+            if settled(f.shape.as_bytes(), v) {
                 continue;
             }
             self.enter(Step::Field(f.name));
-            self.decode(v, f.shape, plan.child.get(i).copied().flatten());
+            self.decode(v, f.shape.as_bytes(), plan.child.get(i).copied().flatten());
             self.leave();
         }
         self.owner = outer;
@@ -867,13 +974,13 @@ impl<'m> Walk<'m> {
 
     // ----- 2. default ------------------------------------------------------------------------
 
-    fn default(&mut self, v: &mut Json, shape: &str, ty: Option<usize>) {
+    fn default(&mut self, v: &mut Json, shape: &[u8], ty: Option<usize>) {
         // Defaults live in structs: a shape without one below has none.
         if ty.is_none() {
             return;
         }
-        let Some(&c) = shape.as_bytes().first() else { return };
-        let rest = &shape[1..];
+        // Shapes are walked as bytes: slicing a `str` is a call (its char boundary check).
+        let Some((&c, rest)) = shape.split_first() else { return };
         match (c, v) {
             (b'*', v) => self.default(v, rest, ty),
             (b'[', Json::Array(items)) => {
@@ -898,25 +1005,27 @@ impl<'m> Walk<'m> {
     fn default_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
         let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
         if plan.defaulted {
-            super::defaults::apply(self, plan.ty, m);
+            super::defaults::apply(self, plan.ty, plan.rules, plan.coded, m);
+        } else if plan.default_always | plan.default_present == 0 {
+            return; // no defaults here, no struct or resource list below
         }
-        let fields = self.fields_of(&plan);
-        let mut present = plan.present(fields, m);
-        for (i, f) in fields.iter().enumerate() {
+        let fields = plan.fields;
+        let mut present = plan.present(m);
+        let mut visit = plan.default_always | (plan.default_present & present);
+        while let Some(i) = next_bit(&mut visit) {
+            let Some(f) = fields.get(i) else { break };
             let child = plan.child.get(i).copied().flatten();
             if let Some(d) = f.default {
                 if self.unset(m, f) {
                     if let Ok(value) = vap_eval_json::from_str(d) {
                         let absent = m.insert(f.name.to_string(), value).is_none();
                         self.push_event(Some(f.name), ChangeReason::Default, absent);
-                        if i < 128 {
-                            present |= 1 << i;
-                        }
+                        present |= bit(i);
                     }
                 }
             }
             // Non-pointer structs exist in Go even when absent: their defaults apply.
-            if lead(f.shape) == b'@' && !here(present, i, m, f.name) {
+            if lead(f.shape) == b'@' && !here(present, i) {
                 if !plan.probe.get(i).copied().unwrap_or(false) {
                     continue;
                 }
@@ -932,7 +1041,7 @@ impl<'m> Walk<'m> {
             // core/v1 SetDefaults_ResourceList: every ResourceList the generated defaulters
             // reach (all but node/v1's, which registers none) rounded up to milli units, after
             // the struct's own SetDefaults_* as zz_generated.defaults.go orders the calls.
-            if f.shape == "{q" && plan.ty != "node.v1.Overhead" {
+            if here(plan.lists, i) {
                 if let Some(Json::Object(list)) = get_mut(m, f.name) {
                     self.enter(Step::Field(f.name));
                     for (k, q) in list.iter_mut() {
@@ -955,12 +1064,12 @@ impl<'m> Walk<'m> {
                 }
             }
             // Only structs have defaults below them.
-            if child.is_none() || !here(present, i, m, f.name) {
+            if child.is_none() || !here(present, i) {
                 continue;
             }
             let Some(value) = get_mut(m, f.name) else { continue };
             self.enter(Step::Field(f.name));
-            self.default(value, f.shape, child);
+            self.default(value, f.shape.as_bytes(), child);
             self.leave();
         }
     }
@@ -980,16 +1089,16 @@ impl<'m> Walk<'m> {
     /// value the registry built (a reset status) gets its non-`omitempty` fields.
     pub fn encode_value(&mut self, v: &mut Json, shape: &str) {
         let ty = shape_type(self.model, shape);
-        self.encode(v, shape, ty);
+        self.encode(v, shape.as_bytes(), ty);
     }
 
-    fn encode(&mut self, v: &mut Json, shape: &str, ty: Option<usize>) {
+    fn encode(&mut self, v: &mut Json, shape: &[u8], ty: Option<usize>) {
         // Only a struct's fields are written differently: nothing to do without one below.
         if ty.is_none() {
             return;
         }
-        let Some(&c) = shape.as_bytes().first() else { return };
-        let rest = &shape[1..];
+        // Shapes are walked as bytes: slicing a `str` is a call (its char boundary check).
+        let Some((&c, rest)) = shape.split_first() else { return };
         match (c, v) {
             (b'*', v) => self.encode(v, rest, ty),
             (b'[', Json::Array(items)) => {
@@ -1013,12 +1122,24 @@ impl<'m> Walk<'m> {
 
     fn encode_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
         let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
-        let fields = self.fields_of(&plan);
-        let present = plan.present(fields, m);
-        for (i, f) in fields.iter().enumerate() {
+        let fields = plan.fields;
+        // One pass over the keys: the fields present, and those with work (a struct below, an
+        // `omitempty` zero value to drop); the rest of the present ones are written as they are.
+        let (mut present, mut work) = (0u128, 0u128);
+        for (k, v) in m.iter() {
+            let Some(i) = plan.find(k) else { continue };
+            present |= bit(i);
+            let Some(f) = fields.get(i) else { continue };
+            if f.omitempty && lead(f.shape) != b'*' && is_empty(v, f.shape) {
+                work |= bit(i);
+            }
+        }
+        let mut visit = (plan.encode_absent & !present) | ((plan.encode_present & present) | work);
+        while let Some(i) = next_bit(&mut visit) {
+            let Some(f) = fields.get(i) else { break };
             let first = f.shape.as_bytes().first().copied().unwrap_or(b'r');
             let child = plan.child.get(i).copied().flatten();
-            match (first, here(present, i, m, f.name)) {
+            match (first, here(present, i)) {
                 // Nil pointer, slice or map.
                 (b'*' | b'[' | b'{' | b'y', false) => {
                     if !f.omitempty {
@@ -1036,19 +1157,19 @@ impl<'m> Walk<'m> {
                 // A zero scalar: absent with omitempty, else written.
                 (b's' | b'i' | b'l' | b'f' | b'b', false) => {
                     if !f.omitempty {
-                        m.insert(f.name.to_string(), zero(f.shape));
+                        m.insert(f.name.to_string(), zero(f.shape.as_bytes()));
                         self.event_absent(f.name, ChangeReason::ZeroValue);
                     }
                 }
                 // Structs (and the struct-typed quantity, int-or-string, duration, raw JSON)
                 // are always written.
                 (_, false) => {
-                    m.insert(f.name.to_string(), zero(f.shape));
+                    m.insert(f.name.to_string(), zero(f.shape.as_bytes()));
                     self.event_absent(f.name, ChangeReason::ZeroValue);
                     if first == b'@' {
                         if let Some(value) = get_mut(m, f.name) {
                             self.enter(Step::Field(f.name));
-                            self.encode(value, f.shape, child);
+                            self.encode(value, f.shape.as_bytes(), child);
                             self.leave();
                         }
                     }
@@ -1065,7 +1186,7 @@ impl<'m> Walk<'m> {
                         continue;
                     }
                     self.enter(Step::Field(f.name));
-                    self.encode(value, f.shape, child);
+                    self.encode(value, f.shape.as_bytes(), child);
                     self.leave();
                 }
             }
