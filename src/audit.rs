@@ -163,8 +163,15 @@ impl<R: BufRead> DumpReader<R> {
             let mut step = Step::More;
             let mut broken_line = false;
             while used < buf.len() {
-                // Inside a string, up to its next quote, backslash or newline: copied as a run
-                // (byte by byte below is the same, slower).
+                // Inside a document, below the top level's members: a run (byte by byte below
+                // is the same, slower).
+                let n =
+                    split.run(buf.get(used..).unwrap_or_default(), &mut self.line, self.json_lines);
+                if n > 0 {
+                    used += n;
+                    continue;
+                }
+                // Inside a string, up to its next quote, backslash or newline: copied as a run.
                 if split.in_string && !split.escape && !split.collecting_key {
                     let rest = buf.get(used..).unwrap_or_default();
                     let n = rest
@@ -507,6 +514,53 @@ impl Splitter {
         } else {
             self.text.extend_from_slice(run);
         }
+    }
+
+    /// The bytes at the start of `buf` that only move through strings and nesting inside a
+    /// document below the top level's members (or inside an item of a List): what
+    /// [`Splitter::feed`] does with each of them, for the run at once, and their count. The
+    /// run stops before a byte that does more: a bracket or brace that closes back to the top
+    /// level's members (or to the List's items), and, in JSON lines, a newline outside
+    /// strings (`line` counts the others).
+    fn run(&mut self, buf: &[u8], line: &mut usize, json_lines: bool) -> usize {
+        let base = self.item_depth.unwrap_or(1);
+        if self.depth <= base {
+            return 0;
+        }
+        let (mut depth, mut in_string, mut escape) = (self.depth, self.in_string, self.escape);
+        let mut n = 0;
+        for &c in buf {
+            if in_string {
+                if c == b'\n' {
+                    *line += 1;
+                }
+                if escape {
+                    escape = false;
+                } else if c == b'\\' {
+                    escape = true;
+                } else if c == b'"' {
+                    in_string = false;
+                }
+            } else {
+                match c {
+                    b'"' => in_string = true,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' if depth == base + 1 => break,
+                    b'}' | b']' => depth -= 1,
+                    b'\n' if json_lines => break,
+                    b'\n' => *line += 1,
+                    _ => {}
+                }
+            }
+            n += 1;
+        }
+        let bytes = buf.get(..n).unwrap_or_default();
+        match self.item_depth {
+            Some(_) => self.item.extend_from_slice(bytes),
+            None => self.text.extend_from_slice(bytes),
+        }
+        (self.depth, self.in_string, self.escape) = (depth, in_string, escape);
+        n
     }
 
     fn feed(&mut self, b: u8, line: usize) -> Step {
