@@ -342,6 +342,20 @@ impl RequestSummary {
             dry_run: r.dry_run,
         }
     }
+
+    /// An empty summary ([`PolicySet::summary_trace`]).
+    fn empty() -> Self {
+        RequestSummary {
+            operation: String::new(),
+            kind: Json::Null,
+            resource: Json::Null,
+            sub_resource: String::new(),
+            name: String::new(),
+            namespace: String::new(),
+            user_info: Json::Null,
+            dry_run: false,
+        }
+    }
 }
 
 /// Output of `evaluate`.
@@ -668,7 +682,11 @@ pub fn evaluate_documents(
         };
     };
     // The request as it came (the registry may name it: validating admission sees that name).
-    let summary = RequestSummary::new(&request);
+    // The summary trace (the audit) reads only that there is one.
+    let summary = match set.summary() {
+        true => RequestSummary::empty(),
+        false => RequestSummary::new(&request),
+    };
     // The body's field validation (handlers/rest.go `fieldValidation`: absent is Warn), from
     // the options as the handler decoded them; DeleteOptions have none.
     let directive = match &request.options {

@@ -806,13 +806,16 @@ impl Auditor {
         let field = |k: &str| {
             meta.and_then(|m| m.get(k)).and_then(Json::as_str).unwrap_or_default().to_string()
         };
+        let top = |k: &str| object.get(k).and_then(Json::as_str).unwrap_or_default();
+        let (api_version, kind) = (top("apiVersion"), top("kind"));
+        // `apiVersion/kind`, made at its size (`format!` costs more).
+        let mut kind_text = String::with_capacity(api_version.len() + 1 + kind.len());
+        kind_text.push_str(api_version);
+        kind_text.push('/');
+        kind_text.push_str(kind);
         let mut report = ObjectReport {
             origin,
-            kind: format!(
-                "{}/{}",
-                object.get("apiVersion").and_then(Json::as_str).unwrap_or_default(),
-                object.get("kind").and_then(Json::as_str).unwrap_or_default()
-            ),
+            kind: kind_text,
             namespace: field("namespace"),
             name: field("name"),
             allowed: true,
@@ -836,7 +839,9 @@ impl Auditor {
             old_object: text.filter(|_| self.options.update).map(str::to_string),
         };
         let result = evaluate_documents(&self.set, docs, texts);
-        if result.diagnostics.iter().any(|d| d.code == "namespace-assumed") {
+        if !self.assumed.contains(&report.namespace)
+            && result.diagnostics.iter().any(|d| d.code == "namespace-assumed")
+        {
             self.assumed.insert(report.namespace.clone());
         }
         report.assumed_namespace = self.assumed.contains(&report.namespace);
