@@ -945,6 +945,11 @@ impl Summary {
         self.problems += u64::from(!r.problems.is_empty());
         self.assumed_namespaces += u64::from(r.assumed_namespace);
         for o in &r.outcomes {
+            // Counted before: one look-up per map.
+            if let Some(c) = self.bindings.get_mut(&o.policy).and_then(|p| p.get_mut(&o.binding)) {
+                c.add(o);
+                continue;
+            }
             // The names are copied only the first time they are counted.
             if !self.bindings.contains_key(&o.policy) {
                 self.bindings.insert(o.policy.clone(), BTreeMap::new());
@@ -954,12 +959,18 @@ impl Summary {
                 policy.insert(o.binding.clone(), Counts::default());
             }
             let Some(c) = policy.get_mut(&o.binding) else { continue };
-            c.matched += 1;
-            c.denied += u64::from(o.denied);
-            c.warned += u64::from(o.warned);
-            c.audited += u64::from(o.audited);
-            c.errors += u64::from(o.error);
+            c.add(o);
         }
+    }
+}
+
+impl Counts {
+    fn add(&mut self, o: &BindingOutcome) {
+        self.matched += 1;
+        self.denied += u64::from(o.denied);
+        self.warned += u64::from(o.warned);
+        self.audited += u64::from(o.audited);
+        self.errors += u64::from(o.error);
     }
 }
 
