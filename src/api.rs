@@ -344,6 +344,20 @@ impl RequestSummary {
             dry_run: r.dry_run,
         }
     }
+
+    /// An empty summary ([`PolicySet::summary_trace`]).
+    fn empty() -> Self {
+        RequestSummary {
+            operation: String::new(),
+            kind: Json::Null,
+            resource: Json::Null,
+            sub_resource: String::new(),
+            name: String::new(),
+            namespace: String::new(),
+            user_info: Json::Null,
+            dry_run: false,
+        }
+    }
 }
 
 /// Output of `evaluate`.
@@ -648,7 +662,11 @@ pub fn evaluate_documents(
         return no_request(set, full, diagnostics, kubernetes_version, object_changes);
     };
     // The request as it came (the registry may name it: validating admission sees that name).
-    let summary = RequestSummary::new(&request);
+    // The summary trace (the audit) reads only that there is one.
+    let summary = match set.summary() {
+        true => RequestSummary::empty(),
+        false => RequestSummary::new(&request),
+    };
     // The body's field validation (handlers/rest.go `fieldValidation`: absent is Warn), from
     // the options as the handler decoded them; DeleteOptions have none.
     let directive = match &request.options {

@@ -163,8 +163,15 @@ impl<R: BufRead> DumpReader<R> {
             let mut step = Step::More;
             let mut broken_line = false;
             while used < buf.len() {
-                // Inside a string, up to its next quote, backslash or newline: copied as a run
-                // (byte by byte below is the same, slower).
+                // Inside a document, below the top level's members: a run (byte by byte below
+                // is the same, slower).
+                let n =
+                    split.run(buf.get(used..).unwrap_or_default(), &mut self.line, self.json_lines);
+                if n > 0 {
+                    used += n;
+                    continue;
+                }
+                // Inside a string, up to its next quote, backslash or newline: copied as a run.
                 if split.in_string && !split.escape && !split.collecting_key {
                     let rest = buf.get(used..).unwrap_or_default();
                     let n = rest
@@ -509,6 +516,53 @@ impl Splitter {
         }
     }
 
+    /// The bytes at the start of `buf` that only move through strings and nesting inside a
+    /// document below the top level's members (or inside an item of a List): what
+    /// [`Splitter::feed`] does with each of them, for the run at once, and their count. The
+    /// run stops before a byte that does more: a bracket or brace that closes back to the top
+    /// level's members (or to the List's items), and, in JSON lines, a newline outside
+    /// strings (`line` counts the others).
+    fn run(&mut self, buf: &[u8], line: &mut usize, json_lines: bool) -> usize {
+        let base = self.item_depth.unwrap_or(1);
+        if self.depth <= base {
+            return 0;
+        }
+        let (mut depth, mut in_string, mut escape) = (self.depth, self.in_string, self.escape);
+        let mut n = 0;
+        for &c in buf {
+            if in_string {
+                if c == b'\n' {
+                    *line += 1;
+                }
+                if escape {
+                    escape = false;
+                } else if c == b'\\' {
+                    escape = true;
+                } else if c == b'"' {
+                    in_string = false;
+                }
+            } else {
+                match c {
+                    b'"' => in_string = true,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' if depth == base + 1 => break,
+                    b'}' | b']' => depth -= 1,
+                    b'\n' if json_lines => break,
+                    b'\n' => *line += 1,
+                    _ => {}
+                }
+            }
+            n += 1;
+        }
+        let bytes = buf.get(..n).unwrap_or_default();
+        match self.item_depth {
+            Some(_) => self.item.extend_from_slice(bytes),
+            None => self.text.extend_from_slice(bytes),
+        }
+        (self.depth, self.in_string, self.escape) = (depth, in_string, escape);
+        n
+    }
+
     fn feed(&mut self, b: u8, line: usize) -> Step {
         let in_item = self.item_depth.is_some_and(|d| self.depth > d);
         if self.in_string {
@@ -752,13 +806,16 @@ impl Auditor {
         let field = |k: &str| {
             meta.and_then(|m| m.get(k)).and_then(Json::as_str).unwrap_or_default().to_string()
         };
+        let top = |k: &str| object.get(k).and_then(Json::as_str).unwrap_or_default();
+        let (api_version, kind) = (top("apiVersion"), top("kind"));
+        // `apiVersion/kind`, made at its size (`format!` costs more).
+        let mut kind_text = String::with_capacity(api_version.len() + 1 + kind.len());
+        kind_text.push_str(api_version);
+        kind_text.push('/');
+        kind_text.push_str(kind);
         let mut report = ObjectReport {
             origin,
-            kind: format!(
-                "{}/{}",
-                object.get("apiVersion").and_then(Json::as_str).unwrap_or_default(),
-                object.get("kind").and_then(Json::as_str).unwrap_or_default()
-            ),
+            kind: kind_text,
             namespace: field("namespace"),
             name: field("name"),
             allowed: true,
@@ -782,7 +839,9 @@ impl Auditor {
             old_object: text.filter(|_| self.options.update).map(str::to_string),
         };
         let result = evaluate_documents(&self.set, docs, texts);
-        if result.diagnostics.iter().any(|d| d.code == "namespace-assumed") {
+        if !self.assumed.contains(&report.namespace)
+            && result.diagnostics.iter().any(|d| d.code == "namespace-assumed")
+        {
             self.assumed.insert(report.namespace.clone());
         }
         report.assumed_namespace = self.assumed.contains(&report.namespace);
@@ -886,6 +945,11 @@ impl Summary {
         self.problems += u64::from(!r.problems.is_empty());
         self.assumed_namespaces += u64::from(r.assumed_namespace);
         for o in &r.outcomes {
+            // Counted before: one look-up per map.
+            if let Some(c) = self.bindings.get_mut(&o.policy).and_then(|p| p.get_mut(&o.binding)) {
+                c.add(o);
+                continue;
+            }
             // The names are copied only the first time they are counted.
             if !self.bindings.contains_key(&o.policy) {
                 self.bindings.insert(o.policy.clone(), BTreeMap::new());
@@ -895,12 +959,18 @@ impl Summary {
                 policy.insert(o.binding.clone(), Counts::default());
             }
             let Some(c) = policy.get_mut(&o.binding) else { continue };
-            c.matched += 1;
-            c.denied += u64::from(o.denied);
-            c.warned += u64::from(o.warned);
-            c.audited += u64::from(o.audited);
-            c.errors += u64::from(o.error);
+            c.add(o);
         }
+    }
+}
+
+impl Counts {
+    fn add(&mut self, o: &BindingOutcome) {
+        self.matched += 1;
+        self.denied += u64::from(o.denied);
+        self.warned += u64::from(o.warned);
+        self.audited += u64::from(o.audited);
+        self.errors += u64::from(o.error);
     }
 }
 

@@ -1339,3 +1339,60 @@ fn a_webhook_match_condition_that_does_not_compile_rejects_the_policy() {
     let message = r["kyverno"]["policies"][0]["reason"].as_str().unwrap_or_default();
     assert!(message.contains("undeclared reference to 'authorizer'"), "{message}");
 }
+
+// docs/kyverno-semantics.md §2.2: the CEL handler binds `request` (Kyverno's attributes: no
+// subresource, no options) and `authorizer`. Natively they are made only when a rule of the
+// set may read them (`KyvernoSet::reads`): a rule that reads neither, then rules that do, in
+// one policy (also a messageExpression and a variable reading `request`).
+#[test]
+fn request_and_authorizer_are_bound_for_the_rules_that_read_them() {
+    let policy = r#"
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: reads
+spec:
+  rules:
+  - name: plain
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    validate:
+      failureAction: Audit
+      cel:
+        expressions:
+        - expression: "object.metadata.name == 'p'"
+  - name: request
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    validate:
+      failureAction: Audit
+      cel:
+        variables:
+        - name: op
+          expression: "request.operation"
+        expressions:
+        - expression: "variables.op == 'CREATE' && request.namespace == 'team-a' && request.name == 'p' && request.kind.kind == 'Pod' && request.options == null"
+  - name: authorizer
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    validate:
+      failureAction: Audit
+      cel:
+        expressions:
+        - expression: "authorizer.requestResource.check('create').allowed() || true"
+  - name: message
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    validate:
+      failureAction: Audit
+      cel:
+        expressions:
+        - expression: "false"
+          messageExpression: "'operation ' + request.operation + ' in ' + request.namespace"
+"#;
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a}\nspec: {containers: [{name: c, image: i}]}\n";
+    let r = run(policy, pod, None);
+    assert_eq!(rule(&r, "reads", "plain").0, "pass", "{:#}", r["kyverno"]);
+    assert_eq!(rule(&r, "reads", "request").0, "pass", "{:#}", r["kyverno"]);
+    assert_eq!(rule(&r, "reads", "authorizer").0, "pass", "{:#}", r["kyverno"]);
+    assert_eq!(
+        rule(&r, "reads", "message"),
+        ("fail".to_string(), "operation CREATE in team-a".to_string())
+    );
+}

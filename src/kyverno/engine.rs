@@ -80,7 +80,18 @@ pub struct PreparedPolicy {
     pub rules: Vec<Rc<PreparedRule>>,
     /// `(written rule index, controller kind)` → the rule generated for that kind, if any.
     generated: RefCell<HashMap<(usize, String), Generated>>,
+    /// Resource kind → `(subset, computed rules)`: [`PreparedPolicy::computed`] made once (not
+    /// in the package, which evaluates one request per set).
+    #[cfg(not(target_arch = "wasm32"))]
+    computed: RefCell<HashMap<String, Subsets>>,
 }
+
+/// `(subset of the written rules, computed rules)` for one kind.
+#[cfg(not(target_arch = "wasm32"))]
+type Subsets = Vec<(Vec<usize>, Computed)>;
+
+/// The rules `ComputeRules` gives for one subset of a policy's rules and one kind.
+pub type Computed = Rc<[Rc<PreparedRule>]>;
 
 /// The rule auto-generation makes from a written rule for one kind, if any.
 type Generated = Option<Rc<PreparedRule>>;
@@ -90,11 +101,41 @@ impl PreparedPolicy {
         let rules = (policy.spec.rules.iter().enumerate())
             .map(|(i, r)| PreparedRule::new(r.clone(), i, compiler))
             .collect();
-        PreparedPolicy { rules, generated: RefCell::default() }
+        PreparedPolicy {
+            rules,
+            generated: RefCell::default(),
+            #[cfg(not(target_arch = "wasm32"))]
+            computed: RefCell::default(),
+        }
     }
 
-    /// `ComputeRules` over the written rules `subset` (indices) for a resource of `kind`.
+    /// `ComputeRules` over the written rules `subset` (indices) for a resource of `kind`, made
+    /// once per (subset, kind).
     pub(super) fn computed(
+        &self,
+        policy: &KyvernoPolicy,
+        subset: &[usize],
+        kind: &str,
+        compiler: &CelCompiler,
+    ) -> Computed {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let known = self.computed.borrow().get(kind).and_then(|subsets| {
+                subsets.iter().find(|(s, _)| s.as_slice() == subset).map(|(_, c)| c.clone())
+            });
+            if let Some(c) = known {
+                return c;
+            }
+            let c: Computed = self.compute(policy, subset, kind, compiler).into();
+            let mut cache = self.computed.borrow_mut();
+            cache.entry(kind.to_string()).or_default().push((subset.to_vec(), c.clone()));
+            c
+        }
+        #[cfg(target_arch = "wasm32")]
+        self.compute(policy, subset, kind, compiler).into()
+    }
+
+    fn compute(
         &self,
         policy: &KyvernoPolicy,
         subset: &[usize],
@@ -138,7 +179,7 @@ pub struct EngineResponse {
     /// Rules of the computed set that did not match, with Kyverno's reason.
     pub not_matched: Vec<(String, String)>,
     /// The rules evaluated (after auto-generation), for failure-action resolution.
-    pub computed: Vec<Rc<PreparedRule>>,
+    pub computed: Computed,
 }
 
 /// Everything the engine reads besides the policy.
@@ -158,20 +199,25 @@ pub struct Context<'a> {
     /// Each rule's outcome for this request (`Err`: not matched, with why; `Ok(None)`: left to
     /// the generated ValidatingAdmissionPolicy). The policies' own evaluation and each webhook
     /// evaluate the same rules of the same request: once is enough.
-    memo: RefCell<HashMap<*const PreparedRule, Result<Option<RuleResponse>, String>>>,
+    memo: RefCell<Vec<(*const PreparedRule, Outcome)>>,
 }
+
+/// A rule's outcome for one request ([`Context`]'s memo).
+type Outcome = Result<Option<RuleResponse>, String>;
 
 /// The values Kyverno's CEL handler binds, the same for every rule of one request.
 struct Bindings<'a> {
     object: Option<Cow<'a, Json>>,
     old_object: Option<Cow<'a, Json>>,
-    namespace_object: Option<Json>,
+    namespace_object: Option<Cow<'a, Json>>,
     /// The resource's namespace does not exist (`missingNamespaces: strict`).
     namespace_missing: bool,
     /// The resource's namespace (empty for a Namespace and cluster-scoped resources).
     namespace: String,
+    /// Made from the attributes Kyverno builds when a rule of the set may read them
+    /// ([`KyvernoSet::reads`]; `null` and `None` otherwise).
     request: Json,
-    authorizer: (Value<'static>, Value<'static>),
+    authorizer: Option<(Value<'static>, Value<'static>)>,
 }
 
 impl<'a> Context<'a> {
@@ -226,19 +272,19 @@ pub fn validate_policy(cx: &Context<'_>, index: usize, subset: &[usize]) -> Opti
     let computed = prepared.computed(policy, subset, &cx.request.kind.kind, &cx.kyverno.compiler);
     let mut out = EngineResponse::default();
     let mut applied = 0usize;
-    for p in &computed {
+    for p in computed.iter() {
         let rule = &p.rule;
         let validates = rule.validate.is_some();
         if !validates && !rule.has_verify_images {
             continue; // no validation handler: no response
         }
         let key = Rc::as_ptr(p);
-        let memo = cx.memo.borrow().get(&key).cloned();
+        let memo = cx.memo.borrow().iter().find(|(k, _)| *k == key).map(|(_, o)| o.clone());
         let outcome = match memo {
             Some(o) => o,
             None => {
                 let o = matches(cx, policy, rule).map(|()| handle(cx, policy, p));
-                cx.memo.borrow_mut().insert(key, o.clone());
+                cx.memo.borrow_mut().push((key, o.clone()));
                 o
             }
         };
@@ -435,10 +481,10 @@ impl<'a> Context<'a> {
             let namespace_object = match self.cli {
                 _ if ns.is_empty() => None,
                 // No cluster client: a Namespace with only its name.
-                true => {
-                    Some(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}))
-                }
-                false => self.namespaces.get(&ns).cloned(),
+                true => Some(Cow::Owned(
+                    json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+                )),
+                false => self.namespaces.get(&ns).map(Cow::Borrowed),
             };
             let namespace_missing = !ns.is_empty() && namespace_object.is_none();
             // The attributes Kyverno builds: no subresource, no options, never a dry run (the
@@ -461,13 +507,16 @@ impl<'a> Context<'a> {
                 namespaced: r.namespaced,
             };
             Bindings {
-                request: request_cel_value(&attrs, &attrs.kind, &attrs.resource),
-                authorizer: self.set.authorizer(&attrs),
                 object,
                 old_object,
                 namespace_object,
                 namespace_missing,
                 namespace: ns,
+                request: match self.kyverno.reads.0 {
+                    true => request_cel_value(&attrs, &attrs.kind, &attrs.resource),
+                    false => Json::Null,
+                },
+                authorizer: self.kyverno.reads.1.then(|| self.set.authorizer(&attrs)),
             }
         })
     }
@@ -507,8 +556,8 @@ fn validate_cel(
     };
     let object_v = b.object.as_deref().map(Value::from_json).unwrap_or(Value::Null);
     let old_v = b.old_object.as_deref().map(Value::from_json).unwrap_or(Value::Null);
-    let ns_v = b.namespace_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
-    let authz = Some(b.authorizer.clone());
+    let ns_v = b.namespace_object.as_deref().map(Value::from_json).unwrap_or(Value::Null);
+    let authz = b.authorizer.clone();
     let mut evaluations = Vec::new();
     let mut outcome: Option<RuleResponse> = None;
     for param in &params {
@@ -522,14 +571,17 @@ fn validate_cel(
             summary_trace: cx.set.summary(),
         };
         let out = validate(vap, compiled, &bound);
-        let mut trace = out.trace;
-        if let Some(p) = param {
-            trace.param = Some(crate::admission::trace::ParamRefTrace {
-                namespace: meta(p, "namespace").to_string(),
-                name: meta(p, "name").to_string(),
-            });
+        // The summary trace lists no policy, so nothing reads the rule's evaluations.
+        if !cx.set.summary() {
+            let mut trace = out.trace;
+            if let Some(p) = param {
+                trace.param = Some(crate::admission::trace::ParamRefTrace {
+                    namespace: meta(p, "namespace").to_string(),
+                    name: meta(p, "name").to_string(),
+                });
+            }
+            evaluations.push(trace);
         }
-        evaluations.push(trace);
         if outcome.is_some() {
             continue;
         }

@@ -42,10 +42,27 @@ pub struct Target<'a> {
     pub info: &'a RequestInfo,
     /// The policy's namespace (`Policy`); empty for a `ClusterPolicy`.
     pub policy_namespace: &'a str,
-    /// Stop at the first reason a condition block does not match (the audit's
-    /// [`summary_trace`](crate::admission::policy_set::PolicySet::summary_trace)): whether
-    /// it matches is all that decides; the list of reasons is only for the trace.
+    /// Stop at the first reason a condition block does not match, and write no reasons (the
+    /// audit's [`summary_trace`](crate::admission::policy_set::PolicySet::summary_trace)):
+    /// whether it matches is all that decides; the reasons are only for the trace.
     pub first_reason_only: bool,
+}
+
+impl Target<'_> {
+    /// [`Target::first_reason_only`], always false in the package (only the native audit sets
+    /// it): whether a rule matches is all that is asked, so its reasons are not written out
+    /// (each is an empty text, and a rule that does not match an empty message).
+    fn terse(&self) -> bool {
+        cfg!(not(target_arch = "wasm32")) && self.first_reason_only
+    }
+
+    /// A reason a block does not match: `text`, or an empty one ([`Target::terse`]).
+    fn why(&self, text: impl FnOnce() -> String) -> String {
+        if self.terse() {
+            return String::new();
+        }
+        text()
+    }
 }
 
 fn meta<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -53,28 +70,26 @@ fn meta<'a>(v: &'a Value, key: &str) -> &'a str {
 }
 
 /// `kubeutils.ParseKindSelector`: `Kind`, `version/Kind`, `group/version/Kind`, with an
-/// optional `/subresource` (or `.subresource` after the kind); `*` anywhere.
-pub fn parse_kind_selector(input: &str) -> (String, String, String, String) {
+/// optional `/subresource` (or `.subresource` after the kind); `*` anywhere. The parts are
+/// slices of `input` (or `*`).
+pub fn parse_kind_selector(input: &str) -> (&str, &str, &str, &str) {
     let mut parts: Vec<&str> = input.split('/').collect();
     if let Some(last) = parts.pop() {
         parts.extend(last.split('.'));
     }
     let is_version = |s: &str| s == "*" || is_version(s);
-    let own = |s: &str| s.to_string();
-    match parts.as_slice() {
-        [k] => ("*".into(), "*".into(), own(k), String::new()),
-        ["*", "*"] => ("*".into(), "*".into(), "*".into(), "*".into()),
+    match *parts.as_slice() {
+        [k] => ("*", "*", k, ""),
+        ["*", "*"] => ("*", "*", "*", "*"),
         // Go compares with strings.ToLower; gostr's copy keeps Rust's large Unicode
         // lowercasing out of the wasm.
-        ["*", s] if vap_eval_k8s::library::gostr::to_lower(s) == *s => {
-            ("*".into(), "*".into(), "*".into(), own(s))
-        }
-        [v, k] if is_version(v) => ("*".into(), own(v), own(k), String::new()),
-        [k, s] => ("*".into(), "*".into(), own(k), own(s)),
-        [v, k, s] if is_version(v) => ("*".into(), own(v), own(k), own(s)),
-        [g, v, k] => (own(g), own(v), own(k), String::new()),
-        [g, v, k, s] => (own(g), own(v), own(k), own(s)),
-        _ => Default::default(),
+        ["*", s] if vap_eval_k8s::library::gostr::to_lower(s) == s => ("*", "*", "*", s),
+        [v, k] if is_version(v) => ("*", v, k, ""),
+        [k, s] => ("*", "*", k, s),
+        [v, k, s] if is_version(v) => ("*", v, k, s),
+        [g, v, k] => (g, v, k, ""),
+        [g, v, k, s] => (g, v, k, s),
+        _ => ("", "", "", ""),
     }
 }
 
@@ -97,10 +112,10 @@ fn is_version(s: &str) -> bool {
 pub fn check_kind(kinds: &[String], gvk: &GroupVersionKind, subresource: &str) -> bool {
     kinds.iter().any(|k| {
         let (g, v, kind, sub) = parse_kind_selector(k);
-        wildcard(&g, &gvk.group)
-            && wildcard(&v, &gvk.version)
-            && wildcard(&kind, &gvk.kind)
-            && (wildcard(&sub, subresource)
+        wildcard(g, &gvk.group)
+            && wildcard(v, &gvk.version)
+            && wildcard(kind, &gvk.kind)
+            && (wildcard(sub, subresource)
                 || (gvk.group.is_empty()
                     && gvk.version == "v1"
                     && gvk.kind == "Pod"
@@ -160,14 +175,14 @@ fn check_subjects(filter: &UserInfoFilter, info: &RequestInfo) -> bool {
 /// `doesResourceMatchConditionBlock`: the reasons the block does not select the target.
 fn condition_block(d: &ResourceDescription, user: &UserInfoFilter, t: &Target<'_>) -> Vec<String> {
     if !d.operations.is_empty() && !d.operations.iter().any(|o| o == t.operation) {
-        return vec!["operation does not match".into()];
+        return vec![t.why(|| "operation does not match".into())];
     }
     let mut errs = Vec::new();
     let kind = t.resource.get("kind").and_then(Value::as_str).unwrap_or_default();
     if !d.kinds.is_empty() && !check_kind(&d.kinds, t.gvk, t.subresource) {
-        errs.push(format!("kind does not match [{}]", d.kinds.join(" ")));
+        errs.push(t.why(|| format!("kind does not match [{}]", d.kinds.join(" "))));
     }
-    let done = |errs: &Vec<String>| t.first_reason_only && !errs.is_empty();
+    let done = |errs: &Vec<String>| t.terse() && !errs.is_empty();
     if done(&errs) {
         return errs;
     }
@@ -176,15 +191,15 @@ fn condition_block(d: &ResourceDescription, user: &UserInfoFilter, t: &Target<'_
         name = meta(t.resource, "generateName");
     }
     if !d.name.is_empty() && !wildcard(&d.name, name) {
-        errs.push("name does not match".into());
+        errs.push(t.why(|| "name does not match".into()));
     }
     if !d.names.is_empty() && !d.names.iter().any(|n| wildcard(n, name)) {
-        errs.push("none of the names match".into());
+        errs.push(t.why(|| "none of the names match".into()));
     }
     if !d.namespaces.is_empty() {
         let ns = if kind == "Namespace" { name } else { meta(t.resource, "namespace") };
         if !d.namespaces.iter().any(|n| wildcard(n, ns)) {
-            errs.push("namespace does not match".into());
+            errs.push(t.why(|| "namespace does not match".into()));
         }
     }
     if done(&errs) {
@@ -202,7 +217,7 @@ fn condition_block(d: &ResourceDescription, user: &UserInfoFilter, t: &Target<'_
             })
         });
         if !ok {
-            errs.push("annotations does not match".into());
+            errs.push(t.why(|| "annotations does not match".into()));
         }
     }
     if done(&errs) {
@@ -210,8 +225,8 @@ fn condition_block(d: &ResourceDescription, user: &UserInfoFilter, t: &Target<'_
     }
     if let Some(sel) = &d.selector {
         match check_selector(sel, &object_labels(t.resource)) {
-            Err(e) => errs.push(format!("failed to parse selector: {e}")),
-            Ok(false) => errs.push("selector does not match".into()),
+            Err(e) => errs.push(t.why(|| format!("failed to parse selector: {e}"))),
+            Ok(false) => errs.push(t.why(|| "selector does not match".into())),
             Ok(true) => {}
         }
     }
@@ -220,24 +235,28 @@ fn condition_block(d: &ResourceDescription, user: &UserInfoFilter, t: &Target<'_
     }
     if let Some(sel) = &d.namespace_selector {
         if kind == "Namespace" {
-            errs.push("namespace selector is not applicable for namespace resource".into());
+            errs.push(
+                t.why(|| "namespace selector is not applicable for namespace resource".into()),
+            );
         } else if !kind.is_empty() || d.kinds.iter().any(|k| k == "*") {
             match check_selector(sel, t.namespace_labels) {
-                Err(e) => errs.push(format!("failed to parse namespace selector: {e}")),
-                Ok(false) => errs.push("namespace selector does not match labels".into()),
+                Err(e) => errs.push(t.why(|| format!("failed to parse namespace selector: {e}"))),
+                Ok(false) => errs.push(t.why(|| "namespace selector does not match labels".into())),
                 Ok(true) => {}
             }
         }
     }
     let contains_any = |list: &[String], have: &[String]| have.iter().any(|h| list.contains(h));
     if !user.roles.is_empty() && !contains_any(&user.roles, &t.info.roles) {
-        errs.push("user info does not match roles for the given conditionBlock".into());
+        errs.push(t.why(|| "user info does not match roles for the given conditionBlock".into()));
     }
     if !user.cluster_roles.is_empty() && !contains_any(&user.cluster_roles, &t.info.cluster_roles) {
-        errs.push("user info does not match clustersRoles for the given conditionBlock".into());
+        errs.push(
+            t.why(|| "user info does not match clustersRoles for the given conditionBlock".into()),
+        );
     }
     if !user.subjects.is_empty() && !check_subjects(user, t.info) {
-        errs.push("user info does not match subject for the given conditionBlock".into());
+        errs.push(t.why(|| "user info does not match subject for the given conditionBlock".into()));
     }
     errs
 }
@@ -247,7 +266,7 @@ fn match_helper(f: &ResourceFilter, t: &Target<'_>) -> Vec<String> {
     let empty = UserInfoFilter::default();
     let user = if t.info.is_empty() { &empty } else { &f.user };
     if f.resources.is_empty() && user.is_empty() {
-        return vec!["match cannot be empty".into()];
+        return vec![t.why(|| "match cannot be empty".into())];
     }
     condition_block(&f.resources, user, t)
 }
@@ -258,7 +277,7 @@ fn exclude_helper(f: &ResourceFilter, t: &Target<'_>) -> Vec<String> {
     }
     let errs = condition_block(&f.resources, &f.user, t);
     if errs.is_empty() {
-        vec!["resource excluded since one of the criteria excluded it".into()]
+        vec![t.why(|| "resource excluded since one of the criteria excluded it".into())]
     } else {
         Vec::new()
     }
@@ -299,7 +318,7 @@ pub fn rule_matches(rule: &Rule, t: &Target<'_>) -> Result<(), String> {
     let mut reasons: Vec<String> = Vec::new();
     if !m.any.is_empty() {
         if !m.any.iter().any(|f| match_helper(f, t).is_empty()) {
-            reasons.push("no resource matched".into());
+            reasons.push(t.why(|| "no resource matched".into()));
         }
     } else if !m.all.is_empty() {
         for f in &m.all {
@@ -315,9 +334,9 @@ pub fn rule_matches(rule: &Rule, t: &Target<'_>) -> Result<(), String> {
             }
         } else if !x.all.is_empty() {
             if x.all.iter().all(|f| !exclude_helper(f, t).is_empty()) {
-                reasons.push(
-                    "resource excluded since the combination of all criteria exclude it".into(),
-                );
+                reasons.push(t.why(|| {
+                    "resource excluded since the combination of all criteria exclude it".into()
+                }));
             }
         } else {
             reasons.extend(exclude_helper(&x.top, t));
@@ -325,6 +344,9 @@ pub fn rule_matches(rule: &Rule, t: &Target<'_>) -> Result<(), String> {
     }
     if reasons.is_empty() {
         return Ok(());
+    }
+    if t.terse() {
+        return Err(String::new());
     }
     let mut msg = format!("rule {} not matched:", rule.name);
     for (i, r) in reasons.iter().enumerate() {

@@ -188,6 +188,12 @@ pub struct KyvernoSet {
     /// apiserver compiles a webhook's (the cluster's version, StoredExpressions).
     pub conditions: Vec<Vec<Compiled>>,
     pub extended: Option<Box<PolicySet>>,
+    /// Whether the CEL rules may read `request` and `authorizer`: Kyverno's values for them are
+    /// made for a request only then. A rule written out holds the word when one of its
+    /// expressions reads it (an identifier has no other spelling); the rules auto-generation
+    /// makes from it only move the object's paths. Always both in the package (one request
+    /// per set: the check would cost more than it saves).
+    pub reads: (bool, bool),
 }
 
 /// Whether any document (or List item) of the manifests is a kyverno.io object: when none is,
@@ -211,7 +217,7 @@ pub fn compiled(set: &PolicySet) -> &KyvernoSet {
     set.kyverno.get_or_init(|| {
         let loaded = load_with(set, false);
         let compiler = compiler();
-        let prepared =
+        let prepared: Vec<engine::PreparedPolicy> =
             loaded.policies.iter().map(|p| engine::PreparedPolicy::new(p, &compiler)).collect();
         let conditions = loaded
             .policies
@@ -231,7 +237,15 @@ pub fn compiled(set: &PolicySet) -> &KyvernoSet {
             s.summary_trace = set.summary_trace;
             Box::new(s)
         });
-        KyvernoSet { loaded, prepared, compiler, conditions, extended }
+        let reads = |word: &str| {
+            let rules = prepared.iter().flat_map(|p| &p.rules);
+            cfg!(target_arch = "wasm32")
+                || rules.filter_map(|r| r.cel.as_ref()).any(|(vap, _)| {
+                    serde_json::to_string(&vap.spec).map_or(true, |t| t.contains(word))
+                })
+        };
+        let reads = (reads(crate::environment::var::REQUEST), reads("authorizer"));
+        KyvernoSet { loaded, prepared, compiler, conditions, extended, reads }
     })
 }
 
@@ -551,7 +565,12 @@ fn evaluate_as(
     // The CLI knows nothing of webhooks: its engine ignores matchConditions.
     let mut own = if cli.is_none() { webhook::policy_webhooks(&cx) } else { Vec::new() };
     let rejected = own.iter_mut().find_map(|w| w.rejected.take());
-    for (index, (p, generated)) in loaded.policies.iter().zip(&loaded.vaps).enumerate() {
+    // The summary trace (the audit) reads Kyverno's response only: no policy is listed. Each
+    // policy's own evaluation decides nothing (the webhooks below evaluate the rules they
+    // answer with; its results were shared with them, not made for them).
+    let listed = if set.summary() { 0 } else { loaded.policies.len() };
+    let policies = loaded.policies.iter().zip(&loaded.vaps).take(listed);
+    for (index, (p, generated)) in policies.enumerate() {
         let mut pr = KyvernoPolicyResult {
             kind: p.kind.clone(),
             name: p.name.clone(),

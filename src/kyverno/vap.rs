@@ -206,7 +206,7 @@ fn construct_rules(
         let found: Vec<_> = catalog
             .entries()
             .iter()
-            .filter(|e| wildcard(&g, &e.group) && wildcard(&v, &e.version) && wildcard(&k, &e.kind))
+            .filter(|e| wildcard(g, &e.group) && wildcard(v, &e.version) && wildcard(k, &e.kind))
             .collect();
         let [e] = found.as_slice() else {
             return Err(format!("no unique match for kind {k}"));

@@ -322,19 +322,19 @@ fn webhook_rules_cover(cx: &Context<'_>, rules: &[Rc<PreparedRule>], namespaced:
     let main = cx.set.catalog.kind_for(&r.resource, "").unwrap_or_else(|| r.kind.clone());
     let covers = |k: &str| {
         let (g, v, kind, sub) = parse_kind_selector(k);
-        let sub_ok = match sub.as_str() {
+        let sub_ok = match sub {
             "" => r.sub_resource.is_empty(),
             "*" => true,
             s => s == r.sub_resource,
         };
-        let (group, version) = (&r.resource.group, &r.resource.version);
+        let (group, version) = (r.resource.group.as_str(), r.resource.version.as_str());
         if kind == "*" {
             let scope_ok = !namespaced || r.namespaced != Some(false);
-            return (g == "*" || g == *group) && (v == "*" || v == *version) && sub_ok && scope_ok;
+            return (g == "*" || g == group) && (v == "*" || v == version) && sub_ok && scope_ok;
         }
-        wildcard(&g, &main.group)
-            && wildcard(&v, &main.version)
-            && wildcard(&kind, &main.kind)
+        wildcard(g, &main.group)
+            && wildcard(v, &main.version)
+            && wildcard(kind, &main.kind)
             && sub_ok
     };
     // An operation list holds `op`: all four by default.

@@ -9,8 +9,9 @@ use std::collections::BTreeMap;
 /// one character; everything else matches itself, case-sensitively. An empty pattern matches
 /// only the empty name.
 pub fn matches(pattern: &str, name: &str) -> bool {
-    if pattern.is_empty() {
-        return name.is_empty();
+    // Without `*` or `?` (an empty pattern too), the pattern matches only itself.
+    if !contains_wildcard(pattern) {
+        return pattern == name;
     }
     if pattern == "*" {
         return true;
