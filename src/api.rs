@@ -349,12 +349,12 @@ impl RequestSummary {
     fn empty() -> Self {
         RequestSummary {
             operation: String::new(),
-            kind: Json::Null,
-            resource: Json::Null,
+            kind: Default::default(),
+            resource: Default::default(),
             sub_resource: String::new(),
             name: String::new(),
             namespace: String::new(),
-            user_info: Json::Null,
+            user_info: Default::default(),
             dry_run: false,
         }
     }
