@@ -18,8 +18,8 @@
 //! While decoding, the object holds Go values in JSON form: a key is absent for a nil pointer,
 //! slice or map and for a scalar holding its zero value.
 
-use std::cell::{OnceCell, RefCell};
-use std::rc::Rc;
+use std::cell::RefCell;
+use std::sync::{Mutex, OnceLock};
 
 use serde_json::{Map, Value as Json};
 
@@ -39,7 +39,7 @@ pub struct Walk<'m> {
     /// the path becomes [`Seg`]s only when a change or diagnostic is recorded.
     path: Vec<Step>,
     /// The version's struct types prepared for the walk ([`Plan`]), kept across walks.
-    plans: Rc<Plans>,
+    plans: &'static Plans,
     pub events: Vec<Event>,
     /// Whether changes are recorded (`events`, `nulls`): not when no list of changes is made
     /// ([`super::normalize_unlisted`], the audit), where recording was most of the walk's
@@ -196,34 +196,32 @@ fn here(bits: u128, i: usize) -> bool {
 struct Plans {
     /// The model they index (its address: a plan is valid only for it).
     model: usize,
-    /// Built once per type and version per thread and never freed, also after the thread ends
-    /// (tens to hundreds of KB per version a thread normalises; the package has one thread,
-    /// the CLI a fixed pool): a `&'static` costs no reference count at every struct visit.
-    plans: Vec<OnceCell<&'static Plan>>,
+    /// Built once per type and version in the process, shared by its threads, and never freed
+    /// (as the models they index, [`super::model::model`]): a `&'static` costs no reference
+    /// count at every struct visit.
+    plans: Box<[OnceLock<&'static Plan>]>,
 }
 
-thread_local! {
-    static PLANS: RefCell<Vec<(u32, Rc<Plans>)>> = const { RefCell::new(Vec::new()) };
-}
+/// The plans of the versions used so far, one per model, shared by every thread.
+static PLANS: Mutex<Vec<(u32, &'static Plans)>> = Mutex::new(Vec::new());
 
 /// The plans of `model` (the model of `version`).
-fn plans_for(model: &Model, version: KubeVersion) -> Rc<Plans> {
+fn plans_for(model: &Model, version: KubeVersion) -> &'static Plans {
     let address = model as *const Model as usize;
-    PLANS.with(|p| {
-        let mut p = p.borrow_mut();
-        if let Some((_, plans)) =
-            p.iter().find(|(v, plans)| *v == version.minor && plans.model == address)
-        {
-            return plans.clone();
-        }
-        let plans = Rc::new(Plans {
-            model: address,
-            plans: (0..model.types.len()).map(|_| OnceCell::new()).collect(),
-        });
-        p.retain(|(v, _)| *v != version.minor);
-        p.push((version.minor, plans.clone()));
-        plans
-    })
+    // A panic while the lock was held cannot leave the list half-changed (one push).
+    let mut p = PLANS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, plans)) =
+        p.iter().find(|(v, plans)| *v == version.minor && plans.model == address)
+    {
+        return plans;
+    }
+    // Models live for the process (one per version), so a version's plans are made once.
+    let plans: &'static Plans = Box::leak(Box::new(Plans {
+        model: address,
+        plans: (0..model.types.len()).map(|_| OnceLock::new()).collect(),
+    }));
+    p.push((version.minor, plans));
+    plans
 }
 
 /// The index in [`Model::types`] of the struct type a shape ends in (`[*@apps.v1.X` → X's).

@@ -293,7 +293,7 @@ fn normalize_with(
     let mut crd = false;
     let (events, nulls, (diagnostics, diagnostic_paths), unknown_fields) =
         if let Some(root) = model.kind(group, ver, &kind) {
-            let mut w = gojson::Walk::new(&model, version, label);
+            let mut w = gojson::Walk::new(model, version, label);
             #[cfg(not(target_arch = "wasm32"))]
             {
                 w.record = given.is_some();

@@ -14,8 +14,7 @@
 //! over once (the parser only needs a `&'static str`), as `shared/guides/schemas.md` proposes
 //! for schema descriptions.
 
-use std::cell::{OnceCell, RefCell};
-use std::rc::Rc;
+use std::sync::{Mutex, OnceLock};
 
 use crate::environment::KubeVersion;
 
@@ -44,8 +43,8 @@ pub struct Type {
     pub name: &'static str,
     /// The line's field specs, after the type's name.
     specs: &'static str,
-    /// Never freed, also after the thread ends (the walk's per-type plans hold them).
-    fields: OnceCell<&'static [Field]>,
+    /// Parsed once per process and never freed (the walk's per-type plans hold them).
+    fields: OnceLock<&'static [Field]>,
 }
 
 /// The types of one Kubernetes version. Both lists are sorted by name (the generated file is)
@@ -150,7 +149,7 @@ fn load(version: KubeVersion) -> Model {
             }
             continue;
         }
-        m.types.push(Type { name, specs: rest, fields: OnceCell::new() });
+        m.types.push(Type { name, specs: rest, fields: OnceLock::new() });
     }
     // The generator writes lines sorted; sorting again keeps the bisection right regardless.
     vap_eval_cel::sort::sort_by(&mut m.types, |a, b| a.name.cmp(b.name));
@@ -158,21 +157,21 @@ fn load(version: KubeVersion) -> Model {
     m
 }
 
-thread_local! {
-    static MODELS: RefCell<Vec<(u32, Rc<Model>)>> = const { RefCell::new(Vec::new()) };
-}
+/// The models parsed so far, one per version, shared by every thread of the process (the
+/// CLI's audit normalises on a pool): each is parsed once and kept, so the memory they and the
+/// walk's plans take is bounded by the versions used, not by the threads that used them.
+static MODELS: Mutex<Vec<(u32, &'static Model)>> = Mutex::new(Vec::new());
 
 /// The model of `version`, parsed on first use.
-pub fn model(version: KubeVersion) -> Rc<Model> {
-    MODELS.with(|m| {
-        let mut m = m.borrow_mut();
-        if let Some((_, model)) = m.iter().find(|(v, _)| *v == version.minor) {
-            return model.clone();
-        }
-        let model = Rc::new(load(version));
-        m.push((version.minor, model.clone()));
-        model
-    })
+pub fn model(version: KubeVersion) -> &'static Model {
+    // A panic while the lock was held cannot leave the list half-changed (one push).
+    let mut m = MODELS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, model)) = m.iter().find(|(v, _)| *v == version.minor) {
+        return model;
+    }
+    let model: &'static Model = Box::leak(Box::new(load(version)));
+    m.push((version.minor, model));
+    model
 }
 
 #[cfg(test)]
@@ -223,13 +222,25 @@ mod tests {
             let f = m.fields(ty).unwrap().iter().find(|f| f.name == name);
             f.map(|f| (f.shape, f.omitempty, f.omitzero, f.default)).unwrap()
         };
-        let rules = field(&m, "rbac.v1.ClusterRole", "rules");
+        let rules = field(m, "rbac.v1.ClusterRole", "rules");
         assert_eq!((rules.0, rules.1), ("[@rbac.v1.PolicyRule", false));
         let ts = |m: &Model| field(m, "meta.v1.ObjectMeta", "creationTimestamp");
-        assert_eq!(ts(&m), ("t", true, false, None));
-        assert_eq!(ts(&model(KubeVersion::new(34))), ("t", true, true, None));
+        assert_eq!(ts(m), ("t", true, false, None));
+        assert_eq!(ts(model(KubeVersion::new(34))), ("t", true, true, None));
         assert_eq!(m.kind("apps", "v1", "Deployment"), Some("apps.v1.Deployment"));
         assert_eq!(m.kind("", "v1", "Pod"), Some("core.v1.Pod"));
-        assert_eq!(field(&m, "core.v1.ContainerPort", "protocol").3, Some("\"TCP\""));
+        assert_eq!(field(m, "core.v1.ContainerPort", "protocol").3, Some("\"TCP\""));
+    }
+
+    #[test]
+    fn one_model_per_version_for_every_thread() {
+        // Parsed once per process: a thread pool (the CLI's audit) or short-lived threads
+        // share it instead of each keeping a copy and its plans after it ends.
+        let here = model(KubeVersion::new(35)) as *const Model as usize;
+        let there = std::thread::spawn(|| model(KubeVersion::new(35)) as *const Model as usize)
+            .join()
+            .unwrap();
+        assert_eq!(here, there);
+        assert_ne!(here, model(KubeVersion::new(36)) as *const Model as usize);
     }
 }

@@ -133,7 +133,7 @@ pub fn before_validation_in_place(
     }
     let old = if request.create { None } else { Some(old?) };
     let daemon_set = group == "apps" && kind == "DaemonSet";
-    let mut r = Run { changes: Vec::new(), version, model: &model };
+    let mut r = Run { changes: Vec::new(), version, model };
     let strategy = STRATEGIES.iter().find(|s| s.0 == group && s.1 == kind);
     meta_common(&mut r, out, request, old);
     if kind == "Pod" && super::defaults::gate_enabled("PodLevelResourcesFixDefaulting", version) {
