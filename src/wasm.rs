@@ -253,6 +253,7 @@ impl JsPolicySet {
         #[wasm_bindgen(unchecked_param_type = "RequestDocuments")] request: JsValue,
     ) -> Result<JsValue, JsError> {
         panic_hook();
+        let _arena = crate::arena::Scope::enter(&crate::ARENA);
         let (docs, texts, sources) = request_documents("PolicySet.evaluate(request)", &request)?;
         let result = api::evaluate_documents(&self.set, docs, texts);
         let text_of = |s: &SourceRef| text_of(s, &self.set.text, &sources);
