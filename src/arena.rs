@@ -20,7 +20,10 @@
 //! single-threaded.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::{Cell, UnsafeCell};
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+pub use vap_eval_cel::arena_switch::outside;
 
 /// log2 of a chunk's size: 64 KiB.
 pub const CHUNK_SHIFT: u32 = 16;
@@ -141,17 +144,20 @@ impl Chunks {
 /// and for what [`Chunks`] declines.
 pub struct Arena {
     chunks: UnsafeCell<Option<Chunks>>,
-    on: Cell<bool>,
+    /// Its switch: [`vap_eval_cel::arena_switch::ON`] for the module's.
+    on: &'static AtomicBool,
 }
 
 // SAFETY: the wasm module is single-threaded (wasm32 without the `atomics` feature: no threads
-// share its memory), so the cells are never accessed concurrently. The global allocator is only
-// installed there (`lib.rs`).
+// share its memory), so the cell is never accessed concurrently. Only there is an `Arena` shared
+// (the global allocator, `lib.rs`); elsewhere it is not `Sync`.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
 unsafe impl Sync for Arena {}
 
 impl Arena {
-    pub const fn new() -> Arena {
-        Arena { chunks: UnsafeCell::new(None), on: Cell::new(false) }
+    /// An arena switched by `on` ([`Scope`], [`outside`]).
+    pub const fn new(on: &'static AtomicBool) -> Arena {
+        Arena { chunks: UnsafeCell::new(None), on }
     }
 
     /// The region's bookkeeping (`slot`), the region allocated from `System` on first use.
@@ -193,17 +199,11 @@ impl Arena {
     }
 }
 
-impl Default for Arena {
-    fn default() -> Arena {
-        Arena::new()
-    }
-}
-
 // Not inlined: with LTO every allocation site would get a copy (+18 KB of the package).
 unsafe impl GlobalAlloc for Arena {
     #[inline(never)]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if self.on.get() {
+        if self.on.load(Relaxed) {
             if let Some(ptr) = Arena::region(self.slot()).and_then(|c| c.alloc(layout)) {
                 return ptr;
             }
@@ -252,14 +252,14 @@ pub struct Scope<'a> {
 impl Scope<'_> {
     #[inline]
     pub fn enter(arena: &Arena) -> Scope<'_> {
-        Scope { arena, was: arena.on.replace(true) }
+        Scope { arena, was: arena.on.swap(true, Relaxed) }
     }
 }
 
 impl Drop for Scope<'_> {
     #[inline]
     fn drop(&mut self) {
-        self.arena.on.set(self.was);
+        self.arena.on.store(self.was, Relaxed);
     }
 }
 
@@ -412,7 +412,8 @@ mod tests {
 
     #[test]
     fn the_global_allocator_outside_and_inside_a_scope() {
-        let a = Arena::new();
+        static ON: AtomicBool = AtomicBool::new(false);
+        let a = Arena::new(&ON);
         unsafe {
             let outside = a.alloc(l(32, 8));
             assert!(!a.owns(outside));

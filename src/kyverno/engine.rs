@@ -149,10 +149,13 @@ impl PreparedPolicy {
             if let Some(hit) = self.generated.borrow().get(&key) {
                 return hit.clone();
             }
-            let made =
-                generate_rule(&r.rule, kind).map(|g| PreparedRule::new(g, r.origin, compiler));
-            self.generated.borrow_mut().insert(key, made.clone());
-            made
+            // Kept with the set: not in the per-call arena.
+            crate::arena::outside(|| {
+                let made =
+                    generate_rule(&r.rule, kind).map(|g| PreparedRule::new(g, r.origin, compiler));
+                self.generated.borrow_mut().insert(key, made.clone());
+                made
+            })
         };
         compute_rules(policy, &rules, |r| &r.rule, generate, kind)
     }

@@ -213,11 +213,14 @@ pub fn base_declarations(features: &Features) -> Rc<Declarations> {
             .borrow_mut()
             .entry(*features)
             .or_insert_with(|| {
-                let mut d = Declarations::default();
-                stdlib_decls::standard(&mut d, &features.library_versions());
-                crate::library::declare(&mut d, features);
-                declare_request_and_namespace_types(&mut d);
-                Rc::new(d)
+                // Kept for the thread: not in the per-call arena.
+                vap_eval_cel::arena_switch::outside(|| {
+                    let mut d = Declarations::default();
+                    stdlib_decls::standard(&mut d, &features.library_versions());
+                    crate::library::declare(&mut d, features);
+                    declare_request_and_namespace_types(&mut d);
+                    Rc::new(d)
+                })
             })
             .clone()
     })
