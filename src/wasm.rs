@@ -165,6 +165,7 @@ pub fn evaluate(
     #[wasm_bindgen(unchecked_param_type = "EvaluateInput | string")] input: JsValue,
 ) -> Result<JsValue, JsError> {
     panic_hook();
+    let _arena = crate::arena::Scope::enter(&crate::ARENA);
     let input = evaluate_input("evaluate(input)", &input)?;
     let set = api::compile(&input.manifests, &input.set_options());
     let docs = RequestDocuments::from_input(&input);

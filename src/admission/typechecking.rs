@@ -116,7 +116,8 @@ impl SchemaSources<'_> {
                     if c.len() >= 64 {
                         c.remove(0);
                     }
-                    c.push((builtin.clone(), key, t.clone()));
+                    // The key made here, not the one made in the arena above.
+                    c.push((builtin.clone(), key.as_str().to_owned(), t.clone()));
                 });
                 t
             })

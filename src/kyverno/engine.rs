@@ -153,7 +153,10 @@ impl PreparedPolicy {
             crate::arena::outside(|| {
                 let made =
                     generate_rule(&r.rule, kind).map(|g| PreparedRule::new(g, r.origin, compiler));
-                self.generated.borrow_mut().insert(key, made.clone());
+                // The key made here, not the one made in the arena above.
+                self.generated
+                    .borrow_mut()
+                    .insert((key.0, key.1.as_str().to_owned()), made.clone());
                 made
             })
         };

@@ -218,12 +218,13 @@ fn plans_for(model: &Model, version: KubeVersion) -> &'static Plans {
     // Models live for the process (one per version), so a version's plans are made once.
     // Kept for the process: not in the per-call arena.
     let plans: &'static Plans = crate::arena::outside(|| {
-        Box::leak(Box::new(Plans {
+        let plans: &'static Plans = Box::leak(Box::new(Plans {
             model: address,
             plans: (0..model.types.len()).map(|_| OnceLock::new()).collect(),
-        }))
+        }));
+        p.push((version.minor, plans));
+        plans
     });
-    p.push((version.minor, plans));
     plans
 }
 

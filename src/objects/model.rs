@@ -173,8 +173,11 @@ pub fn model(version: KubeVersion) -> &'static Model {
         return model;
     }
     // Kept for the process: not in the per-call arena.
-    let model: &'static Model = crate::arena::outside(|| Box::leak(Box::new(load(version))));
-    m.push((version.minor, model));
+    let model: &'static Model = crate::arena::outside(|| {
+        let model: &'static Model = Box::leak(Box::new(load(version)));
+        m.push((version.minor, model));
+        model
+    });
     model
 }
 
