@@ -12,8 +12,9 @@
 //! in it has been freed. Something kept beyond the call (a cache entry, a lazily built table)
 //! keeps its chunk's count above zero and the chunk is not reused; the region's size bounds what
 //! such chunks can hold, and once no chunk is free, blocks come from the allocator underneath.
-//! Outside a [`Scope`] (compiling a policy set, everything else) every block comes from the
-//! allocator underneath, so long-lived data does not pin chunks.
+//! Outside a [`Scope`] (`new PolicySet`, everything but `evaluate` and `PolicySet.evaluate`)
+//! every block comes from the allocator underneath, and so does what code inside a call builds to
+//! keep ([`outside`]: caches, tables built on first use), so long-lived data does not pin chunks.
 //!
 //! [`Chunks`] is the bookkeeping over a region given as an address, testable natively; the
 //! global allocator ([`Arena`]) is installed only in the wasm module (`lib.rs`), which is
