@@ -22,6 +22,12 @@ pub use vap_eval_k8s::{cel, environment, library, schema};
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
+/// The wasm module's allocator: a per-call bump arena inside the evaluate entry points.
+pub mod arena;
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ARENA: arena::Arena = arena::Arena::new(&vap_eval_cel::arena_switch::ON);
+
 /// The standard benchmark's workload (cargo feature `bench`; not in the shipped package).
 #[cfg(feature = "bench")]
 pub mod bench;

@@ -165,6 +165,7 @@ pub fn evaluate(
     #[wasm_bindgen(unchecked_param_type = "EvaluateInput | string")] input: JsValue,
 ) -> Result<JsValue, JsError> {
     panic_hook();
+    let _arena = crate::arena::Scope::enter(&crate::ARENA);
     let input = evaluate_input("evaluate(input)", &input)?;
     let set = api::compile(&input.manifests, &input.set_options());
     let docs = RequestDocuments::from_input(&input);
@@ -253,6 +254,7 @@ impl JsPolicySet {
         #[wasm_bindgen(unchecked_param_type = "RequestDocuments")] request: JsValue,
     ) -> Result<JsValue, JsError> {
         panic_hook();
+        let _arena = crate::arena::Scope::enter(&crate::ARENA);
         let (docs, texts, sources) = request_documents("PolicySet.evaluate(request)", &request)?;
         let result = api::evaluate_documents(&self.set, docs, texts);
         let text_of = |s: &SourceRef| text_of(s, &self.set.text, &sources);

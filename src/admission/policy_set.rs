@@ -301,9 +301,12 @@ impl PolicySet {
         if let Some(v) = self.assumed_namespaces.borrow().get(name) {
             return Some(v.clone());
         }
-        let v = std::rc::Rc::new(super::namespaces::assumed(name)?);
-        self.assumed_namespaces.borrow_mut().insert(name.to_string(), v.clone());
-        Some(v)
+        // Kept with the set: not in the per-call arena.
+        crate::arena::outside(|| {
+            let v = std::rc::Rc::new(super::namespaces::assumed(name)?);
+            self.assumed_namespaces.borrow_mut().insert(name.to_string(), v.clone());
+            Some(v)
+        })
     }
 
     /// The `authorizer` and `authorizer.requestResource` values for `request`: the request's

@@ -107,16 +107,20 @@ impl SchemaSources<'_> {
         let hit = CACHE.with(|c| {
             c.borrow().iter().find(|e| Rc::ptr_eq(&e.0, builtin) && e.1 == key).map(|e| e.2.clone())
         });
+        // Kept beyond the call: not in the per-call arena.
         let t = hit.unwrap_or_else(|| {
-            let t = Rc::new(schema::decl_types(&root, self.definitions(), type_name));
-            CACHE.with(|c| {
-                let mut c = c.borrow_mut();
-                if c.len() >= 64 {
-                    c.remove(0);
-                }
-                c.push((builtin.clone(), key, t.clone()));
-            });
-            t
+            vap_eval_cel::arena_switch::outside(|| {
+                let t = Rc::new(schema::decl_types(&root, self.definitions(), type_name));
+                CACHE.with(|c| {
+                    let mut c = c.borrow_mut();
+                    if c.len() >= 64 {
+                        c.remove(0);
+                    }
+                    // The key made here, not the one made in the arena above.
+                    c.push((builtin.clone(), key.as_str().to_owned(), t.clone()));
+                });
+                t
+            })
         });
         Some((*t).clone())
     }

@@ -149,10 +149,16 @@ impl PreparedPolicy {
             if let Some(hit) = self.generated.borrow().get(&key) {
                 return hit.clone();
             }
-            let made =
-                generate_rule(&r.rule, kind).map(|g| PreparedRule::new(g, r.origin, compiler));
-            self.generated.borrow_mut().insert(key, made.clone());
-            made
+            // Kept with the set: not in the per-call arena.
+            crate::arena::outside(|| {
+                let made =
+                    generate_rule(&r.rule, kind).map(|g| PreparedRule::new(g, r.origin, compiler));
+                // The key made here, not the one made in the arena above.
+                self.generated
+                    .borrow_mut()
+                    .insert((key.0, key.1.as_str().to_owned()), made.clone());
+                made
+            })
         };
         compute_rules(policy, &rules, |r| &r.rule, generate, kind)
     }

@@ -214,39 +214,43 @@ pub fn mentioned(manifests: &Manifests) -> bool {
 
 /// The set's [`KyvernoSet`], made on first use and kept with the set.
 pub fn compiled(set: &PolicySet) -> &KyvernoSet {
-    set.kyverno.get_or_init(|| {
-        let loaded = load_with(set, false);
-        let compiler = compiler();
-        let prepared: Vec<engine::PreparedPolicy> =
-            loaded.policies.iter().map(|p| engine::PreparedPolicy::new(p, &compiler)).collect();
-        let conditions = loaded
-            .policies
-            .iter()
-            .map(|p| {
-                let scope = crate::environment::VariableScope::default();
-                let kind = crate::environment::ExpressionKind::MatchCondition;
-                let mcs = p.spec.match_conditions.iter();
-                mcs.map(|m| set.compiler.compile(&m.expression, kind, &scope)).collect()
-            })
-            .collect();
-        let generated = loaded.generated_documents();
-        let extended = (!generated.is_empty()).then(|| {
-            let text = format!("{}{generated}", set.text);
-            let mut s = PolicySet::build(&text, set.version, None, set.normalize_objects);
-            s.setup = set.setup;
-            s.summary_trace = set.summary_trace;
-            Box::new(s)
-        });
-        let reads = |word: &str| {
-            let rules = prepared.iter().flat_map(|p| &p.rules);
-            cfg!(target_arch = "wasm32")
-                || rules.filter_map(|r| r.cel.as_ref()).any(|(vap, _)| {
-                    serde_json::to_string(&vap.spec).map_or(true, |t| t.contains(word))
-                })
-        };
-        let reads = (reads(crate::environment::var::REQUEST), reads("authorizer"));
-        KyvernoSet { loaded, prepared, compiler, conditions, extended, reads }
-    })
+    // Kept with the set: not in the per-call arena.
+    set.kyverno.get_or_init(|| crate::arena::outside(|| build(set)))
+}
+
+/// [`compiled`] on first use.
+fn build(set: &PolicySet) -> KyvernoSet {
+    let loaded = load_with(set, false);
+    let compiler = compiler();
+    let prepared: Vec<engine::PreparedPolicy> =
+        loaded.policies.iter().map(|p| engine::PreparedPolicy::new(p, &compiler)).collect();
+    let conditions = loaded
+        .policies
+        .iter()
+        .map(|p| {
+            let scope = crate::environment::VariableScope::default();
+            let kind = crate::environment::ExpressionKind::MatchCondition;
+            let mcs = p.spec.match_conditions.iter();
+            mcs.map(|m| set.compiler.compile(&m.expression, kind, &scope)).collect()
+        })
+        .collect();
+    let generated = loaded.generated_documents();
+    let extended = (!generated.is_empty()).then(|| {
+        let text = format!("{}{generated}", set.text);
+        let mut s = PolicySet::build(&text, set.version, None, set.normalize_objects);
+        s.setup = set.setup;
+        s.summary_trace = set.summary_trace;
+        Box::new(s)
+    });
+    let reads = |word: &str| {
+        let rules = prepared.iter().flat_map(|p| &p.rules);
+        cfg!(target_arch = "wasm32")
+            || rules
+                .filter_map(|r| r.cel.as_ref())
+                .any(|(vap, _)| serde_json::to_string(&vap.spec).map_or(true, |t| t.contains(word)))
+    };
+    let reads = (reads(crate::environment::var::REQUEST), reads("authorizer"));
+    KyvernoSet { loaded, prepared, compiler, conditions, extended, reads }
 }
 
 /// The Kyverno policies of the manifests, with their load problems.

@@ -451,28 +451,35 @@ pub fn apply(w: &mut Walk, ty: &str, rules: &[usize], coded: bool, m: &mut Map<S
 /// request; the index is built on first use.
 pub(super) fn rules_of(ty: &str) -> &'static [usize] {
     static INDEX: std::sync::OnceLock<Vec<(&str, Vec<usize>)>> = std::sync::OnceLock::new();
-    let index = INDEX.get_or_init(|| {
-        // Kept sorted by inserting in place (no sort instantiated in the wasm for this).
-        let mut index: Vec<(&str, Vec<usize>)> = Vec::new();
-        for (i, r) in RULES.iter().enumerate() {
-            match index.binary_search_by(|(t, _)| (*t).cmp(r.0)) {
-                Ok(at) => index.get_mut(at).into_iter().for_each(|(_, list)| list.push(i)),
-                Err(at) => index.insert(at, (r.0, vec![i])),
-            }
-        }
-        index
-    });
+    // Kept for the process: not in the per-call arena.
+    let index = INDEX.get_or_init(|| crate::arena::outside(build_rules_index));
     match index.binary_search_by(|(t, _)| (*t).cmp(ty)) {
         Ok(i) => index.get(i).map_or(&[], |(_, list)| list.as_slice()),
         Err(_) => &[],
     }
 }
 
+/// [`rules_of`]' index.
+fn build_rules_index() -> Vec<(&'static str, Vec<usize>)> {
+    // Kept sorted by inserting in place (no sort instantiated in the wasm for this).
+    let mut index: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, r) in RULES.iter().enumerate() {
+        match index.binary_search_by(|(t, _)| (*t).cmp(r.0)) {
+            Ok(at) => index.get_mut(at).into_iter().for_each(|(_, list)| list.push(i)),
+            Err(at) => index.insert(at, (r.0, vec![i])),
+        }
+    }
+    index
+}
+
 /// Each of [`RULES`]' paths split into its steps, once (the rules are tried at every struct of
 /// their type on every request).
 fn rule_steps() -> &'static [Vec<&'static str>] {
     static STEPS: std::sync::OnceLock<Vec<Vec<&str>>> = std::sync::OnceLock::new();
-    STEPS.get_or_init(|| RULES.iter().map(|r| r.1.split(' ').collect()).collect())
+    // Kept for the process: not in the per-call arena.
+    STEPS.get_or_init(|| {
+        crate::arena::outside(|| RULES.iter().map(|r| r.1.split(' ').collect()).collect())
+    })
 }
 
 fn str_at<'v>(v: &'v Json, path: &str) -> &'v str {

@@ -216,11 +216,15 @@ fn plans_for(model: &Model, version: KubeVersion) -> &'static Plans {
         return plans;
     }
     // Models live for the process (one per version), so a version's plans are made once.
-    let plans: &'static Plans = Box::leak(Box::new(Plans {
-        model: address,
-        plans: (0..model.types.len()).map(|_| OnceLock::new()).collect(),
-    }));
-    p.push((version.minor, plans));
+    // Kept for the process: not in the per-call arena.
+    let plans: &'static Plans = crate::arena::outside(|| {
+        let plans: &'static Plans = Box::leak(Box::new(Plans {
+            model: address,
+            plans: (0..model.types.len()).map(|_| OnceLock::new()).collect(),
+        }));
+        p.push((version.minor, plans));
+        plans
+    });
     plans
 }
 
@@ -543,12 +547,15 @@ fn canonical_quantity(text: &str, given: Option<&str>) -> Result<Option<String>,
     }
     let canonical = Quantity::parse(text)?.canonical();
     let out = changed(&canonical);
-    CANONICAL.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if cache.len() >= QUANTITIES {
-            cache.remove(0);
-        }
-        cache.push((text.to_string(), canonical));
+    // Kept beyond the call: not in the per-call arena.
+    crate::arena::outside(|| {
+        CANONICAL.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if cache.len() >= QUANTITIES {
+                cache.remove(0);
+            }
+            cache.push((text.to_string(), canonical));
+        })
     });
     Ok(out)
 }
@@ -656,6 +663,12 @@ impl<'m> Walk<'m> {
         if let Some(p) = cell.get() {
             return Some(p);
         }
+        // Kept for the process: not in the per-call arena.
+        crate::arena::outside(|| self.build_plan(index, cell))
+    }
+
+    /// [`plan`](Self::plan) on first use of the type.
+    fn build_plan(&self, index: usize, cell: &OnceLock<&'static Plan>) -> Option<&'static Plan> {
         let ty = self.model.types.get(index)?.name;
         let fields = self.model.fields_at(index)?;
         if fields.len() >= SLOTS {

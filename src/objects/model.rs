@@ -70,13 +70,16 @@ impl Model {
         let t = self.types.get(index)?;
         let bit = self.bit;
         Some(t.fields.get_or_init(|| {
-            let fields: Vec<Field> = t
-                .specs
-                .split(' ')
-                .filter(|f| !f.is_empty())
-                .filter_map(|f| parse_field(f, bit))
-                .collect();
-            Vec::leak(fields)
+            // Kept for the process: not in the per-call arena.
+            crate::arena::outside(|| {
+                let fields: Vec<Field> = t
+                    .specs
+                    .split(' ')
+                    .filter(|f| !f.is_empty())
+                    .filter_map(|f| parse_field(f, bit))
+                    .collect();
+                Vec::leak(fields)
+            })
         }))
     }
 
@@ -169,8 +172,12 @@ pub fn model(version: KubeVersion) -> &'static Model {
     if let Some((_, model)) = m.iter().find(|(v, _)| *v == version.minor) {
         return model;
     }
-    let model: &'static Model = Box::leak(Box::new(load(version)));
-    m.push((version.minor, model));
+    // Kept for the process: not in the per-call arena.
+    let model: &'static Model = crate::arena::outside(|| {
+        let model: &'static Model = Box::leak(Box::new(load(version)));
+        m.push((version.minor, model));
+        model
+    });
     model
 }
 

@@ -6,6 +6,8 @@
 //! it are optimised for size; use it through the `vap-eval` crate, which re-exports these
 //! modules at the same paths.
 
+/// The wasm module's per-call arena: its switch.
+pub mod arena_switch;
 pub mod cel;
 pub mod diagnostic;
 pub mod hash;

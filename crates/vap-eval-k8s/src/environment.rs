@@ -208,18 +208,21 @@ pub fn base_declarations(features: &Features) -> Rc<Declarations> {
     thread_local! {
         static CACHE: RefCell<HashMap<Features, Rc<Declarations>>> = RefCell::new(HashMap::new());
     }
-    CACHE.with(|cache| {
-        cache
-            .borrow_mut()
-            .entry(*features)
-            .or_insert_with(|| {
-                let mut d = Declarations::default();
-                stdlib_decls::standard(&mut d, &features.library_versions());
-                crate::library::declare(&mut d, features);
-                declare_request_and_namespace_types(&mut d);
-                Rc::new(d)
-            })
-            .clone()
+    // Kept for the thread (the table and its entries): not in the per-call arena.
+    vap_eval_cel::arena_switch::outside(|| {
+        CACHE.with(|cache| {
+            cache
+                .borrow_mut()
+                .entry(*features)
+                .or_insert_with(|| {
+                    let mut d = Declarations::default();
+                    stdlib_decls::standard(&mut d, &features.library_versions());
+                    crate::library::declare(&mut d, features);
+                    declare_request_and_namespace_types(&mut d);
+                    Rc::new(d)
+                })
+                .clone()
+        })
     })
 }
 

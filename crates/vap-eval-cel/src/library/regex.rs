@@ -41,13 +41,16 @@ fn cached(pattern: &str) -> Result<Rc<Regex>, String> {
         if let Some(r) = c.borrow().get(pattern) {
             return r.clone();
         }
-        let r = compile(pattern).map(Rc::new);
-        let mut c = c.borrow_mut();
-        if c.len() > 256 {
-            c.clear();
-        }
-        c.insert(pattern.to_string(), r.clone());
-        r
+        // Kept beyond the call: not in the per-call arena.
+        crate::arena_switch::outside(|| {
+            let r = compile(pattern).map(Rc::new);
+            let mut c = c.borrow_mut();
+            if c.len() > 256 {
+                c.clear();
+            }
+            c.insert(pattern.to_string(), r.clone());
+            r
+        })
     })
 }
 

@@ -113,11 +113,12 @@ pub fn register(r: &mut Registry) {
 /// thread and shared (plans keep their own references to the overloads they use).
 pub fn registry() -> Rc<Registry> {
     thread_local! {
-        static REGISTRY: Rc<Registry> = {
+        // Kept for the thread: not in the per-call arena.
+        static REGISTRY: Rc<Registry> = vap_eval_cel::arena_switch::outside(|| {
             let mut r = Registry::standard();
             register(&mut r);
             Rc::new(r)
-        };
+        });
     }
     REGISTRY.with(Rc::clone)
 }
