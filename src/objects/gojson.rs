@@ -15,6 +15,9 @@
 //!    `null` unless `omitzero` (ObjectMeta.creationTimestamp since 1.34: absent); quantities
 //!    are in canonical form.
 //!
+//! Steps 2 and 3 are one visit of each struct ([`Walk::finish`]), with the results of two
+//! passes.
+//!
 //! While decoding, the object holds Go values in JSON form: a key is absent for a nil pointer,
 //! slice or map and for a scalar holding its zero value.
 
@@ -171,17 +174,6 @@ impl Plan {
             }
         }
         (present, work)
-    }
-
-    /// The fields present in `m` ([`bit`]).
-    fn present(&self, m: &Map<String, Json>) -> u128 {
-        let mut bits = 0;
-        for k in m.keys() {
-            if let Some(i) = self.find(k) {
-                bits |= bit(i);
-            }
-        }
-        bits
     }
 }
 
@@ -780,7 +772,7 @@ impl<'m> Walk<'m> {
     pub fn object(&mut self, v: &mut Json, root: &str) {
         let ty = self.model.index(root);
         self.decode(v, b"@", ty);
-        self.finish(v, b"@", ty);
+        self.finish(v, b"@", ty, true);
         self.events.append(&mut self.encoded);
     }
 
@@ -1004,88 +996,7 @@ impl<'m> Walk<'m> {
         self.owner = outer;
     }
 
-    // ----- 2. default ------------------------------------------------------------------------
-
-    fn default(&mut self, v: &mut Json, shape: &[u8], ty: Option<usize>) {
-        // Defaults live in structs: a shape without one below has none.
-        if ty.is_none() {
-            return;
-        }
-        // Shapes are walked as bytes: slicing a `str` is a call (its char boundary check).
-        let Some((&c, rest)) = shape.split_first() else { return };
-        match (c, v) {
-            (b'*', v) => self.default(v, rest, ty),
-            (b'[', Json::Array(items)) => {
-                for (i, item) in items.iter_mut().enumerate() {
-                    self.enter(Step::Index(i));
-                    self.default(item, rest, ty);
-                    self.leave();
-                }
-            }
-            (b'{', Json::Object(m)) => {
-                for (k, item) in m.iter_mut() {
-                    self.enter(Step::MapKey(k.clone()));
-                    self.default(item, rest, ty);
-                    self.leave();
-                }
-            }
-            (b'@', Json::Object(m)) => self.default_struct(m, ty),
-            _ => {}
-        }
-    }
-
-    fn default_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
-        let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
-        if plan.defaulted {
-            super::defaults::apply(self, plan.ty, plan.rules, plan.coded, m);
-        } else if plan.default_always | plan.default_present == 0 {
-            return; // no defaults here, no struct or resource list below
-        }
-        let fields = plan.fields;
-        let mut present = plan.present(m);
-        let mut visit = plan.default_always | (plan.default_present & present);
-        while let Some(i) = next_bit(&mut visit) {
-            let Some(f) = fields.get(i) else { break };
-            let child = plan.child.get(i).copied().flatten();
-            if let Some(d) = f.default {
-                if self.unset(m, f) {
-                    if let Ok(value) = vap_eval_json::from_str(d) {
-                        let absent = m.insert(f.name.to_string(), value).is_none();
-                        self.push_event(Some(f.name), ChangeReason::Default, absent);
-                        present |= bit(i);
-                    }
-                }
-            }
-            // Non-pointer structs exist in Go even when absent: their defaults apply.
-            if lead(f.shape) == b'@' && !here(present, i) {
-                if !plan.probe.get(i).copied().unwrap_or(false) {
-                    continue;
-                }
-                let mut probe = Map::new();
-                self.enter(Step::Field(f.name));
-                self.default_struct(&mut probe, child);
-                self.leave();
-                if !probe.is_empty() {
-                    m.insert(f.name.to_string(), Json::Object(probe));
-                }
-                continue;
-            }
-            // core/v1 SetDefaults_ResourceList: every ResourceList the generated defaulters
-            // reach (all but node/v1's, which registers none) rounded up to milli units, after
-            // the struct's own SetDefaults_* as zz_generated.defaults.go orders the calls.
-            if here(plan.lists, i) {
-                self.round_list(m, f);
-            }
-            // Only structs have defaults below them.
-            if child.is_none() || !here(present, i) {
-                continue;
-            }
-            let Some(value) = get_mut(m, f.name) else { continue };
-            self.enter(Step::Field(f.name));
-            self.default(value, f.shape.as_bytes(), child);
-            self.leave();
-        }
-    }
+    // ----- 2. default (visited with 3: `finish`) ---------------------------------------------
 
     /// core/v1 SetDefaults_ResourceList of field `f`, a resource list.
     fn round_list(&mut self, m: &mut Map<String, Json>, f: &'static Field) {
@@ -1253,44 +1164,53 @@ impl<'m> Walk<'m> {
     /// a field's `+default` and what is below it before that field is encoded), and encoding a
     /// field touches only that field; the encoding's changes are kept apart
     /// ([`Walk::encoded`]) so the list keeps the passes' order.
-    fn finish(&mut self, v: &mut Json, shape: &[u8], ty: Option<usize>) {
+    /// Without `encode`, the defaulting alone (a struct that is absent, [`Plan::probe`]).
+    fn finish(&mut self, v: &mut Json, shape: &[u8], ty: Option<usize>, encode: bool) {
+        // Defaults live in structs, and only a struct's fields are written differently: a
+        // shape without one below has nothing to do.
         if ty.is_none() {
             return;
         }
+        // Shapes are walked as bytes: slicing a `str` is a call (its char boundary check).
         let Some((&c, rest)) = shape.split_first() else { return };
         match (c, v) {
-            (b'*', v) => self.finish(v, rest, ty),
+            (b'*', v) => self.finish(v, rest, ty, encode),
             (b'[', Json::Array(items)) => {
                 for (i, item) in items.iter_mut().enumerate() {
                     self.enter(Step::Index(i));
-                    self.finish(item, rest, ty);
+                    self.finish(item, rest, ty, encode);
                     self.leave();
                 }
             }
             (b'{', Json::Object(m)) => {
                 for (k, item) in m.iter_mut() {
                     self.enter(Step::MapKey(k.clone()));
-                    self.finish(item, rest, ty);
+                    self.finish(item, rest, ty, encode);
                     self.leave();
                 }
             }
-            (b'@', Json::Object(m)) => self.finish_struct(m, ty),
+            (b'@', Json::Object(m)) => self.finish_struct(m, ty, encode),
             _ => {}
         }
     }
 
-    /// [`Walk::default_struct`], then [`Walk::encode_struct`]. The struct's own keys change in
-    /// the two passes' order (the defaulting's, then the encoding's, field by field: the map
-    /// keeps its keys in insertion order and a removal moves its last key), and a field below
-    /// with defaults is defaulted and encoded in one visit from the first loop; the encoding's
-    /// changes of this struct's fields are then placed before those of the fields after them.
-    fn finish_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
+    /// A struct's defaulting — its `SetDefaults_*`, then field by field its `+default` markers,
+    /// the absent structs that gain defaults, the resource lists and the values below — then
+    /// its encoding ([`Walk::encode_struct`]'s visit). The struct's own keys change in the two
+    /// passes' order (the defaulting's, then the encoding's, field by field: the map keeps its
+    /// keys in insertion order and a removal moves its last key into the gap); a value below is
+    /// defaulted and encoded in one visit from the first loop, and the encoding's changes of
+    /// this struct's fields are placed before those of the values after them.
+    fn finish_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>, encode: bool) {
         let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
         if plan.defaulted {
             super::defaults::apply(self, plan.ty, plan.rules, plan.coded, m);
         } else if plan.default_always | plan.default_present == 0 {
             // No defaults here or below.
-            return self.encode_struct(m, ty);
+            if encode {
+                self.encode_struct(m, ty);
+            }
+            return;
         }
         let fields = plan.fields;
         let (mut present, work) = plan.keys(m);
@@ -1317,7 +1237,7 @@ impl<'m> Walk<'m> {
                 }
                 let mut probe = Map::new();
                 self.enter(Step::Field(f.name));
-                self.default_struct(&mut probe, child);
+                self.finish_struct(&mut probe, child, false);
                 self.leave();
                 if !probe.is_empty() {
                     m.insert(f.name.to_string(), Json::Object(probe));
@@ -1332,11 +1252,16 @@ impl<'m> Walk<'m> {
                 continue;
             }
             let Some(value) = get_mut(m, f.name) else { continue };
-            self.marks.push((i, self.encoded.len()));
+            if encode {
+                self.marks.push((i, self.encoded.len()));
+            }
             self.enter(Step::Field(f.name));
-            self.finish(value, f.shape.as_bytes(), child);
+            self.finish(value, f.shape.as_bytes(), child, encode);
             self.leave();
             done |= bit(i);
+        }
+        if !encode {
+            return;
         }
         // The encoding's visit (`encode_struct`'s, with the keys as they are now: a field
         // changed above holding an `omitempty` zero value is among the `+default` ones).
