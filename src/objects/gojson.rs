@@ -986,9 +986,7 @@ impl<'m> Walk<'m> {
                 }
                 continue;
             }
-            if settled(f.shape.as_bytes(), v) {
-                continue;
-            }
+            // Not `null`, so not settled (the key pass): decoded.
             self.enter(Step::Field(f.name));
             self.decode(v, f.shape.as_bytes(), plan.child.get(i).copied().flatten());
             self.leave();
@@ -1273,6 +1271,10 @@ impl<'m> Walk<'m> {
         let (mut next, mut shift) = (base, 0);
         while let Some(i) = next_bit(&mut visit) {
             let Some(f) = fields.get(i) else { break };
+            // Encoded above, and not an `omitempty` value that can be empty: nothing to do.
+            if here(done, i) && !(f.omitempty && lead(f.shape) != b'*') {
+                continue;
+            }
             let child = plan.child.get(i).copied().flatten();
             while self.marks.get(next).is_some_and(|(j, _)| *j <= i) {
                 next += 1;
