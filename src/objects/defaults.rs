@@ -348,17 +348,28 @@ fn record(w: &mut Walk, at: &[Rel], maps: &[bool], absent: bool) {
     w.event_rel(&segs, maps, ChangeReason::Default, absent);
 }
 
-/// Apply one rule below `v` (the struct, or a value inside it), expanding `*` over lists.
+/// A step of a rule's path, split once: as written, then its key without a map key's `#` and
+/// whether it is a map key (`#`).
+type RuleStep<'s> = (&'s str, &'s str, bool);
+
+/// [`RuleStep`] of `step`.
+fn rule_step(step: &str) -> RuleStep<'_> {
+    (step, step.trim_start_matches('#'), step.starts_with('#'))
+}
+
+/// Apply one rule below `v` (the struct, or a value inside it), expanding `*` over lists. The
+/// path so far (`at`, `maps`) is only kept where a change can be recorded below: most rules
+/// are one step whose field is there.
 fn apply_rule<'s>(
     w: &mut Walk,
     v: &mut Json,
-    steps: &[&'s str],
+    steps: &[RuleStep<'s>],
     at: &mut Vec<Rel<'s>>,
     maps: &mut Vec<bool>,
     when: u8,
     value: &str,
 ) {
-    let Some((first, rest)) = steps.split_first() else { return };
+    let Some((&(first, key, map_key), rest)) = steps.split_first() else { return };
     // `*` (bytes: a string comparison is a call at the size opt-level) and indices only
     // apply to lists; a list has no keys.
     let each = matches!(first.as_bytes(), [b'*']);
@@ -379,11 +390,7 @@ fn apply_rule<'s>(
     if each {
         return;
     }
-    let map_key = first.starts_with('#');
-    let key = first.trim_start_matches('#');
     let Json::Object(m) = v else { return };
-    at.push(Rel::Key(key));
-    maps.push(map_key);
     if rest.is_empty() {
         let unset = when == b'o'
             || match super::gojson::get(m, key) {
@@ -393,7 +400,11 @@ fn apply_rule<'s>(
         if unset {
             if let Ok(val) = vap_eval_json::from_str(value) {
                 let absent = m.insert(key.to_string(), val).is_none();
+                at.push(Rel::Key(key));
+                maps.push(map_key);
                 record(w, at, maps, absent);
+                at.pop();
+                maps.pop();
             }
         }
     } else {
@@ -402,11 +413,13 @@ fn apply_rule<'s>(
             m.insert(key.to_string(), Json::Object(Map::new()));
         }
         if let Some(child) = super::gojson::get_mut(m, key) {
+            at.push(Rel::Key(key));
+            maps.push(map_key);
             apply_rule(w, child, rest, at, maps, when, value);
+            at.pop();
+            maps.pop();
         }
     }
-    at.pop();
-    maps.pop();
 }
 
 /// Set `path` (space-separated, relative to the struct) to `value` where it is absent,
@@ -417,7 +430,7 @@ fn set(w: &mut Walk, v: &mut Json, path: &str, value: Json) {
 
 /// [`set`] with the rule's `when` (`e`: also over a zero value such as `""`).
 fn set_when(w: &mut Walk, v: &mut Json, path: &str, value: Json, when: u8) {
-    let steps: Vec<&str> = path.split(' ').collect();
+    let steps: Vec<RuleStep> = path.split(' ').map(rule_step).collect();
     let (mut at, mut maps) = (Vec::new(), Vec::new());
     let text = value.to_string();
     apply_rule(w, v, &steps, &mut at, &mut maps, when, &text);
@@ -474,11 +487,13 @@ fn build_rules_index() -> Vec<(&'static str, Vec<usize>)> {
 
 /// Each of [`RULES`]' paths split into its steps, once (the rules are tried at every struct of
 /// their type on every request).
-fn rule_steps() -> &'static [Vec<&'static str>] {
-    static STEPS: std::sync::OnceLock<Vec<Vec<&str>>> = std::sync::OnceLock::new();
+fn rule_steps() -> &'static [Vec<RuleStep<'static>>] {
+    static STEPS: std::sync::OnceLock<Vec<Vec<RuleStep>>> = std::sync::OnceLock::new();
     // Kept for the process: not in the per-call arena.
     STEPS.get_or_init(|| {
-        crate::arena::outside(|| RULES.iter().map(|r| r.1.split(' ').collect()).collect())
+        crate::arena::outside(|| {
+            RULES.iter().map(|r| r.1.split(' ').map(rule_step).collect()).collect()
+        })
     })
 }
 
@@ -542,7 +557,7 @@ fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
             let name = str_at(v, "metadata name").to_string();
             if !name.is_empty() && str_at(v, "metadata labels #kubernetes.io/metadata.name") != name
             {
-                let steps = ["metadata", "labels", "#kubernetes.io/metadata.name"];
+                let steps = ["metadata", "labels", "#kubernetes.io/metadata.name"].map(rule_step);
                 let (mut at, mut maps) = (Vec::new(), Vec::new());
                 apply_rule(w, v, &steps, &mut at, &mut maps, b'o', &Json::from(name).to_string());
             }

@@ -15,6 +15,9 @@
 //!    `null` unless `omitzero` (ObjectMeta.creationTimestamp since 1.34: absent); quantities
 //!    are in canonical form.
 //!
+//! Steps 2 and 3 are one visit of each struct ([`Walk::finish`]), with the results of two
+//! passes.
+//!
 //! While decoding, the object holds Go values in JSON form: a key is absent for a nil pointer,
 //! slice or map and for a scalar holding its zero value.
 
@@ -41,6 +44,13 @@ pub struct Walk<'m> {
     /// The version's struct types prepared for the walk ([`Plan`]), kept across walks.
     plans: &'static Plans,
     pub events: Vec<Event>,
+    /// The encoding's changes, kept apart while the defaulting and the encoding visit a struct
+    /// together ([`Walk::finish`]) and appended to [`Self::events`] after the walk: the list
+    /// stays in the order of three separate passes (decoding, defaulting, encoding).
+    encoded: Vec<Event>,
+    /// Per struct in [`Walk::finish_struct`] (a stack): a field defaulted and encoded in its
+    /// first loop and where its encoding's changes start in [`Self::encoded`].
+    marks: Vec<(usize, usize)>,
     /// Whether changes are recorded (`events`, `nulls`): not when no list of changes is made
     /// ([`super::normalize_unlisted`], the audit), where recording was most of the walk's
     /// allocation. Native only: the package always lists changes, and the checks would cost
@@ -151,15 +161,19 @@ impl Plan {
         }
     }
 
-    /// The fields present in `m` ([`bit`]).
-    fn present(&self, m: &Map<String, Json>) -> u128 {
-        let mut bits = 0;
-        for k in m.keys() {
-            if let Some(i) = self.find(k) {
-                bits |= bit(i);
+    /// The fields present in `m`, and those of them holding an `omitempty` zero value the
+    /// encoding drops ([`bit`]).
+    fn keys(&self, m: &Map<String, Json>) -> (u128, u128) {
+        let (mut present, mut work) = (0u128, 0u128);
+        for (k, v) in m.iter() {
+            let Some(i) = self.find(k) else { continue };
+            present |= bit(i);
+            let Some(f) = self.fields.get(i) else { continue };
+            if f.omitempty && lead(f.shape) != b'*' && is_empty(v, f.shape) {
+                work |= bit(i);
             }
         }
-        bits
+        (present, work)
     }
 }
 
@@ -581,6 +595,8 @@ impl<'m> Walk<'m> {
             path: Vec::new(),
             plans: plans_for(model, version),
             events: Vec::new(),
+            encoded: Vec::new(),
+            marks: Vec::new(),
             #[cfg(not(target_arch = "wasm32"))]
             record: true,
             nulls: Vec::new(),
@@ -609,9 +625,12 @@ impl<'m> Walk<'m> {
         self.push_event(key, reason, false);
     }
 
-    /// [`Walk::event`] of a value set where the decoded object had none ([`Event::absent`]).
-    fn event_absent(&mut self, key: &str, reason: ChangeReason) {
-        self.push_event(Some(key), reason, true);
+    /// An encoding's change at the current path plus `key` ([`Self::encoded`]); `absent`: a
+    /// value set where the decoded object had none ([`Event::absent`]).
+    fn encode_event(&mut self, key: &str, reason: ChangeReason, absent: bool) {
+        if let Some(e) = self.new_event(Some(key), reason, absent) {
+            self.encoded.push(e);
+        }
     }
 
     /// Whether changes are recorded ([`Walk::record`]; always in the package).
@@ -624,15 +643,22 @@ impl<'m> Walk<'m> {
     }
 
     fn push_event(&mut self, key: Option<&str>, reason: ChangeReason, absent: bool) {
+        if let Some(e) = self.new_event(key, reason, absent) {
+            self.events.push(e);
+        }
+    }
+
+    /// A change at the current path plus `key`, when changes are recorded.
+    fn new_event(&self, key: Option<&str>, reason: ChangeReason, absent: bool) -> Option<Event> {
         if !self.recording() {
-            return;
+            return None;
         }
         let (mut path, mut map_keys) = self.segs();
         if let Some(k) = key {
             path.push(Seg::Key(k.to_string()));
             map_keys.push(false);
         }
-        self.events.push(Event { path, map_keys, reason, absent });
+        Some(Event { path, map_keys, reason, absent })
     }
 
     /// Record a change at the current path plus `rel` (keys of structs or maps, list indices;
@@ -759,8 +785,8 @@ impl<'m> Walk<'m> {
     pub fn object(&mut self, v: &mut Json, root: &str) {
         let ty = self.model.index(root);
         self.decode(v, b"@", ty);
-        self.default(v, b"@", ty);
-        self.encode(v, b"@", ty);
+        self.finish(v, b"@", ty, true);
+        self.events.append(&mut self.encoded);
     }
 
     // ----- 1. decode -------------------------------------------------------------------------
@@ -973,9 +999,7 @@ impl<'m> Walk<'m> {
                 }
                 continue;
             }
-            if settled(f.shape.as_bytes(), v) {
-                continue;
-            }
+            // Not `null`, so not settled (the key pass): decoded.
             self.enter(Step::Field(f.name));
             self.decode(v, f.shape.as_bytes(), plan.child.get(i).copied().flatten());
             self.leave();
@@ -983,106 +1007,29 @@ impl<'m> Walk<'m> {
         self.owner = outer;
     }
 
-    // ----- 2. default ------------------------------------------------------------------------
+    // ----- 2. default (visited with 3: `finish`) ---------------------------------------------
 
-    fn default(&mut self, v: &mut Json, shape: &[u8], ty: Option<usize>) {
-        // Defaults live in structs: a shape without one below has none.
-        if ty.is_none() {
-            return;
-        }
-        // Shapes are walked as bytes: slicing a `str` is a call (its char boundary check).
-        let Some((&c, rest)) = shape.split_first() else { return };
-        match (c, v) {
-            (b'*', v) => self.default(v, rest, ty),
-            (b'[', Json::Array(items)) => {
-                for (i, item) in items.iter_mut().enumerate() {
-                    self.enter(Step::Index(i));
-                    self.default(item, rest, ty);
-                    self.leave();
-                }
+    /// core/v1 SetDefaults_ResourceList of field `f`, a resource list.
+    fn round_list(&mut self, m: &mut Map<String, Json>, f: &'static Field) {
+        let Some(Json::Object(list)) = get_mut(m, f.name) else { return };
+        self.enter(Step::Field(f.name));
+        for (k, q) in list.iter_mut() {
+            if q.as_str().is_some_and(milli_or_coarser) {
+                continue; // RoundUp(-3) keeps it: not parsed again
             }
-            (b'{', Json::Object(m)) => {
-                for (k, item) in m.iter_mut() {
-                    self.enter(Step::MapKey(k.clone()));
-                    self.default(item, rest, ty);
-                    self.leave();
-                }
-            }
-            (b'@', Json::Object(m)) => self.default_struct(m, ty),
-            _ => {}
-        }
-    }
-
-    fn default_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
-        let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
-        if plan.defaulted {
-            super::defaults::apply(self, plan.ty, plan.rules, plan.coded, m);
-        } else if plan.default_always | plan.default_present == 0 {
-            return; // no defaults here, no struct or resource list below
-        }
-        let fields = plan.fields;
-        let mut present = plan.present(m);
-        let mut visit = plan.default_always | (plan.default_present & present);
-        while let Some(i) = next_bit(&mut visit) {
-            let Some(f) = fields.get(i) else { break };
-            let child = plan.child.get(i).copied().flatten();
-            if let Some(d) = f.default {
-                if self.unset(m, f) {
-                    if let Ok(value) = vap_eval_json::from_str(d) {
-                        let absent = m.insert(f.name.to_string(), value).is_none();
-                        self.push_event(Some(f.name), ChangeReason::Default, absent);
-                        present |= bit(i);
-                    }
-                }
-            }
-            // Non-pointer structs exist in Go even when absent: their defaults apply.
-            if lead(f.shape) == b'@' && !here(present, i) {
-                if !plan.probe.get(i).copied().unwrap_or(false) {
-                    continue;
-                }
-                let mut probe = Map::new();
-                self.enter(Step::Field(f.name));
-                self.default_struct(&mut probe, child);
+            let r = super::defaults::quantity(q).and_then(|x| x.round_up(-3).ok());
+            let Some(r) = r.map(|r| Json::from(r.canonical())) else { continue };
+            if *q != r {
+                *q = r;
+                // A rounding, not the decoder's canonical form, says what it is.
+                self.enter(Step::MapKey(k.clone()));
+                let (path, _) = self.segs();
+                self.events.retain(|e| e.path != path);
+                self.event(None, ChangeReason::Default);
                 self.leave();
-                if !probe.is_empty() {
-                    m.insert(f.name.to_string(), Json::Object(probe));
-                }
-                continue;
             }
-            // core/v1 SetDefaults_ResourceList: every ResourceList the generated defaulters
-            // reach (all but node/v1's, which registers none) rounded up to milli units, after
-            // the struct's own SetDefaults_* as zz_generated.defaults.go orders the calls.
-            if here(plan.lists, i) {
-                if let Some(Json::Object(list)) = get_mut(m, f.name) {
-                    self.enter(Step::Field(f.name));
-                    for (k, q) in list.iter_mut() {
-                        if q.as_str().is_some_and(milli_or_coarser) {
-                            continue; // RoundUp(-3) keeps it: not parsed again
-                        }
-                        let r = super::defaults::quantity(q).and_then(|x| x.round_up(-3).ok());
-                        let Some(r) = r.map(|r| Json::from(r.canonical())) else { continue };
-                        if *q != r {
-                            *q = r;
-                            // A rounding, not the decoder's canonical form, says what it is.
-                            self.enter(Step::MapKey(k.clone()));
-                            let (path, _) = self.segs();
-                            self.events.retain(|e| e.path != path);
-                            self.event(None, ChangeReason::Default);
-                            self.leave();
-                        }
-                    }
-                    self.leave();
-                }
-            }
-            // Only structs have defaults below them.
-            if child.is_none() || !here(present, i) {
-                continue;
-            }
-            let Some(value) = get_mut(m, f.name) else { continue };
-            self.enter(Step::Field(f.name));
-            self.default(value, f.shape.as_bytes(), child);
-            self.leave();
         }
+        self.leave();
     }
 
     /// The Go field is nil (pointer, slice, map) or holds its zero value (scalar).
@@ -1101,6 +1048,7 @@ impl<'m> Walk<'m> {
     pub fn encode_value(&mut self, v: &mut Json, shape: &str) {
         let ty = shape_type(self.model, shape);
         self.encode(v, shape.as_bytes(), ty);
+        self.events.append(&mut self.encoded);
     }
 
     fn encode(&mut self, v: &mut Json, shape: &[u8], ty: Option<usize>) {
@@ -1134,74 +1082,231 @@ impl<'m> Walk<'m> {
     fn encode_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>) {
         let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
         let fields = plan.fields;
-        // One pass over the keys: the fields present, and those with work (a struct below, an
-        // `omitempty` zero value to drop); the rest of the present ones are written as they are.
-        let (mut present, mut work) = (0u128, 0u128);
-        for (k, v) in m.iter() {
-            let Some(i) = plan.find(k) else { continue };
-            present |= bit(i);
-            let Some(f) = fields.get(i) else { continue };
-            if f.omitempty && lead(f.shape) != b'*' && is_empty(v, f.shape) {
-                work |= bit(i);
-            }
-        }
+        let (present, work) = plan.keys(m);
         let mut visit = (plan.encode_absent & !present) | ((plan.encode_present & present) | work);
         while let Some(i) = next_bit(&mut visit) {
             let Some(f) = fields.get(i) else { break };
-            let first = f.shape.as_bytes().first().copied().unwrap_or(b'r');
             let child = plan.child.get(i).copied().flatten();
-            match (first, here(present, i)) {
-                // Nil pointer, slice or map.
-                (b'*' | b'[' | b'{' | b'y', false) => {
-                    if !f.omitempty {
-                        m.insert(f.name.to_string(), Json::Null);
-                        self.event_absent(f.name, ChangeReason::NullForNonOmitempty);
-                    }
+            if here(present, i) {
+                self.encode_present(m, f, child, true);
+            } else {
+                self.encode_absent(m, f, child);
+            }
+        }
+    }
+
+    /// Field `f` is absent after defaulting (its [`Plan::encode_absent`] bit is set): what the
+    /// converter writes for the Go value it holds.
+    fn encode_absent(
+        &mut self,
+        m: &mut Map<String, Json>,
+        f: &'static Field,
+        child: Option<usize>,
+    ) {
+        let first = f.shape.as_bytes().first().copied().unwrap_or(b'r');
+        match first {
+            // Nil pointer, slice or map.
+            b'*' | b'[' | b'{' | b'y' => {
+                if !f.omitempty {
+                    m.insert(f.name.to_string(), Json::Null);
+                    self.encode_event(f.name, ChangeReason::NullForNonOmitempty, true);
                 }
-                // A zero time, omitted only by omitzero.
-                (b't' | b'u', false) => {
-                    if !f.omitzero {
-                        m.insert(f.name.to_string(), Json::Null);
-                        self.event_absent(f.name, ChangeReason::ZeroValue);
-                    }
+            }
+            // A zero time, omitted only by omitzero.
+            b't' | b'u' => {
+                if !f.omitzero {
+                    m.insert(f.name.to_string(), Json::Null);
+                    self.encode_event(f.name, ChangeReason::ZeroValue, true);
                 }
-                // A zero scalar: absent with omitempty, else written.
-                (b's' | b'i' | b'l' | b'f' | b'b', false) => {
-                    if !f.omitempty {
-                        m.insert(f.name.to_string(), zero(f.shape.as_bytes()));
-                        self.event_absent(f.name, ChangeReason::ZeroValue);
-                    }
-                }
-                // Structs (and the struct-typed quantity, int-or-string, duration, raw JSON)
-                // are always written.
-                (_, false) => {
+            }
+            // A zero scalar: absent with omitempty, else written.
+            b's' | b'i' | b'l' | b'f' | b'b' => {
+                if !f.omitempty {
                     m.insert(f.name.to_string(), zero(f.shape.as_bytes()));
-                    self.event_absent(f.name, ChangeReason::ZeroValue);
-                    if first == b'@' {
-                        if let Some(value) = get_mut(m, f.name) {
-                            self.enter(Step::Field(f.name));
-                            self.encode(value, f.shape.as_bytes(), child);
-                            self.leave();
-                        }
-                    }
+                    self.encode_event(f.name, ChangeReason::ZeroValue, true);
                 }
-                (_, true) => {
-                    let Some(value) = get_mut(m, f.name) else { continue };
-                    if f.omitempty && lead(f.shape) != b'*' && is_empty(value, f.shape) {
-                        m.remove(f.name);
-                        self.event(Some(f.name), ChangeReason::DroppedZeroValue);
-                        continue;
+            }
+            // Structs (and the struct-typed quantity, int-or-string, duration, raw JSON) are
+            // always written.
+            _ => {
+                m.insert(f.name.to_string(), zero(f.shape.as_bytes()));
+                self.encode_event(f.name, ChangeReason::ZeroValue, true);
+                if first == b'@' {
+                    if let Some(value) = get_mut(m, f.name) {
+                        self.enter(Step::Field(f.name));
+                        self.encode(value, f.shape.as_bytes(), child);
+                        self.leave();
                     }
-                    // Scalars need nothing more.
-                    if child.is_none() && !matches!(lead(f.shape), b'[' | b'{' | b'*') {
-                        continue;
-                    }
-                    self.enter(Step::Field(f.name));
-                    self.encode(value, f.shape.as_bytes(), child);
-                    self.leave();
                 }
             }
         }
+    }
+
+    /// Field `f` is present after defaulting: an `omitempty` zero value is dropped, a value with
+    /// a struct below is encoded unless it was already (`below` false, [`Walk::finish_struct`]).
+    fn encode_present(
+        &mut self,
+        m: &mut Map<String, Json>,
+        f: &'static Field,
+        child: Option<usize>,
+        below: bool,
+    ) {
+        let Some(value) = get_mut(m, f.name) else { return };
+        if f.omitempty && lead(f.shape) != b'*' && is_empty(value, f.shape) {
+            // Nothing was below to default (an empty list or map, a scalar).
+            m.remove(f.name);
+            self.encode_event(f.name, ChangeReason::DroppedZeroValue, false);
+            return;
+        }
+        // Only structs have anything to write below them.
+        if child.is_none() || !below {
+            return;
+        }
+        self.enter(Step::Field(f.name));
+        self.encode(value, f.shape.as_bytes(), child);
+        self.leave();
+    }
+
+    // ----- 2 and 3 in one visit --------------------------------------------------------------
+
+    /// Default `v` (of `shape`), then encode it: the defaulting and encoding passes in one visit
+    /// of each struct. The same as the two passes in turn: a struct's defaulting reads and
+    /// writes only its own value (its `SetDefaults_*` run before anything in it is encoded,
+    /// a field's `+default` and what is below it before that field is encoded), and encoding a
+    /// field touches only that field; the encoding's changes are kept apart
+    /// ([`Walk::encoded`]) so the list keeps the passes' order.
+    /// Without `encode`, the defaulting alone (a struct that is absent, [`Plan::probe`]).
+    fn finish(&mut self, v: &mut Json, shape: &[u8], ty: Option<usize>, encode: bool) {
+        // Defaults live in structs, and only a struct's fields are written differently: a
+        // shape without one below has nothing to do.
+        if ty.is_none() {
+            return;
+        }
+        // Shapes are walked as bytes: slicing a `str` is a call (its char boundary check).
+        let Some((&c, rest)) = shape.split_first() else { return };
+        match (c, v) {
+            (b'*', v) => self.finish(v, rest, ty, encode),
+            (b'[', Json::Array(items)) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    self.enter(Step::Index(i));
+                    self.finish(item, rest, ty, encode);
+                    self.leave();
+                }
+            }
+            (b'{', Json::Object(m)) => {
+                for (k, item) in m.iter_mut() {
+                    self.enter(Step::MapKey(k.clone()));
+                    self.finish(item, rest, ty, encode);
+                    self.leave();
+                }
+            }
+            (b'@', Json::Object(m)) => self.finish_struct(m, ty, encode),
+            _ => {}
+        }
+    }
+
+    /// A struct's defaulting — its `SetDefaults_*`, then field by field its `+default` markers,
+    /// the absent structs that gain defaults, the resource lists and the values below — then
+    /// its encoding ([`Walk::encode_struct`]'s visit). The struct's own keys change in the two
+    /// passes' order (the defaulting's, then the encoding's, field by field: the map keeps its
+    /// keys in insertion order and a removal moves its last key into the gap); a value below is
+    /// defaulted and encoded in one visit from the first loop, and the encoding's changes of
+    /// this struct's fields are placed before those of the values after them.
+    fn finish_struct(&mut self, m: &mut Map<String, Json>, ty: Option<usize>, encode: bool) {
+        let Some(plan) = ty.and_then(|i| self.plan(i)) else { return };
+        if plan.defaulted {
+            super::defaults::apply(self, plan.ty, plan.rules, plan.coded, m);
+        } else if plan.default_always | plan.default_present == 0 {
+            // No defaults here or below.
+            if encode {
+                self.encode_struct(m, ty);
+            }
+            return;
+        }
+        let fields = plan.fields;
+        let (mut present, work) = plan.keys(m);
+        let base = self.marks.len();
+        // The fields whose value was defaulted and encoded in the first loop.
+        let mut done = 0u128;
+        let mut visit = plan.default_always | (plan.default_present & present);
+        while let Some(i) = next_bit(&mut visit) {
+            let Some(f) = fields.get(i) else { break };
+            let child = plan.child.get(i).copied().flatten();
+            if let Some(d) = f.default {
+                if self.unset(m, f) {
+                    if let Ok(value) = vap_eval_json::from_str(d) {
+                        let absent = m.insert(f.name.to_string(), value).is_none();
+                        self.push_event(Some(f.name), ChangeReason::Default, absent);
+                        present |= bit(i);
+                    }
+                }
+            }
+            // Non-pointer structs exist in Go even when absent: their defaults apply.
+            if lead(f.shape) == b'@' && !here(present, i) {
+                if !plan.probe.get(i).copied().unwrap_or(false) {
+                    continue;
+                }
+                let mut probe = Map::new();
+                self.enter(Step::Field(f.name));
+                self.finish_struct(&mut probe, child, false);
+                self.leave();
+                if !probe.is_empty() {
+                    m.insert(f.name.to_string(), Json::Object(probe));
+                    present |= bit(i);
+                }
+                continue;
+            }
+            if here(plan.lists, i) {
+                self.round_list(m, f);
+            }
+            if child.is_none() || !here(present, i) {
+                continue;
+            }
+            let Some(value) = get_mut(m, f.name) else { continue };
+            if encode {
+                self.marks.push((i, self.encoded.len()));
+            }
+            self.enter(Step::Field(f.name));
+            self.finish(value, f.shape.as_bytes(), child, encode);
+            self.leave();
+            done |= bit(i);
+        }
+        if !encode {
+            return;
+        }
+        // The encoding's visit (`encode_struct`'s, with the keys as they are now: a field
+        // changed above holding an `omitempty` zero value is among the `+default` ones).
+        let mut visit = (plan.encode_absent & !present)
+            | ((plan.encode_present | plan.default_always) & present)
+            | work;
+        // The first mark of a field after the current one, and the changes placed before the
+        // marks so far.
+        let (mut next, mut shift) = (base, 0);
+        while let Some(i) = next_bit(&mut visit) {
+            let Some(f) = fields.get(i) else { break };
+            // Encoded above, and not an `omitempty` value that can be empty: nothing to do.
+            if here(done, i) && !(f.omitempty && lead(f.shape) != b'*') {
+                continue;
+            }
+            let child = plan.child.get(i).copied().flatten();
+            while self.marks.get(next).is_some_and(|(j, _)| *j <= i) {
+                next += 1;
+            }
+            let before = self.encoded.len();
+            if here(present, i) {
+                self.encode_present(m, f, child, !here(done, i));
+            } else {
+                self.encode_absent(m, f, child);
+            }
+            let added = self.encoded.len() - before;
+            if let Some(&(_, at)) = self.marks.get(next).filter(|_| added > 0) {
+                if let Some(tail) = self.encoded.get_mut(at + shift..) {
+                    tail.rotate_right(added);
+                }
+                shift += added;
+            }
+        }
+        self.marks.truncate(base);
     }
 }
 
