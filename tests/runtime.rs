@@ -366,6 +366,28 @@ fn cost_goldens() {
     }
 }
 
+/// `!x` costs what the call of `logical_not` costs: 1 after its operand, also when the operand
+/// fails (an error `||` may absorb) or is not a bool (`no such overload`).
+#[test]
+fn logical_not_costs() {
+    let obj: Json = serde_json::json!({"a": {"b": true}, "s": "x"});
+    for (expr, want_out, want_cost) in [
+        ("!true", "false", 1),
+        ("!has(object.a)", "false", 2),
+        ("!has(object.c)", "true", 2),
+        ("!object.a.b", "false", 4),
+        ("!(1 / 0 == 1) || true", "true", 3),
+        ("!(1 / 0 == 1)", "error: division by zero", 3),
+        ("!object.nope", "error: no such key: nope", 3),
+        ("!dyn(object.s)", "error: no such overload", 4),
+        ("[1, 2].exists(x, x > 1)", "true", 13),
+        ("[object.a, object.s].exists(x, !x.b)", "error: no such key: b", 29),
+    ] {
+        let (out, cost) = run_with(expr, &obj);
+        assert_eq!((out.as_str(), cost), (want_out, want_cost), "{expr}");
+    }
+}
+
 #[test]
 fn cost_limit_cancels() {
     let p = program("lists.range(2000).map(x, lists.range(2000).map(y, x + y)).size()");

@@ -117,6 +117,7 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
                     Err(_) => Ok(Value::Bool(true)),
                 }
             }
+            Node::Not(x, loc) => self.not(x, *loc),
             Node::List { elems, optional, loc } => {
                 let mut out = Vec::with_capacity(elems.len());
                 for (i, e) in elems.iter().enumerate() {
@@ -230,6 +231,23 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
             Fail::Err(m) => err(m, loc),
             Fail::NoMatch => err("no such overload", loc),
             Fail::Cancelled => self.cancelled(loc),
+        }
+    }
+
+    /// `!x` as [`Evaluator::call`] evaluates the call of `logical_not`: the operand, then the
+    /// call's cost (1, also when the operand failed, unless it was cancelled), then the result
+    /// (`no such overload` for an operand that is not a bool).
+    fn not(&mut self, x: &Node, loc: Loc) -> R<'a> {
+        let v = self.eval(x);
+        if let Err(e) = &v {
+            if e.cancelled {
+                return v;
+            }
+        }
+        self.charge(1, loc)?;
+        match v? {
+            Value::Bool(b) => Ok(Value::Bool(!b)),
+            _ => Err(err("no such overload", loc)),
         }
     }
 
