@@ -536,10 +536,31 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
 
     /// One iteration; `false` when the loop condition stops the fold.
     fn step(&mut self, f: &Fold) -> Result<bool, E> {
-        match self.eval(&f.cond) {
-            Ok(Value::Bool(false)) => return Ok(false),
-            Err(e) if e.cancelled => return Err(e),
-            _ => {}
+        let accu = &self.locals[f.accu as usize];
+        // (A cancellation is never stored in the accumulator; were it, `eval` would see it.)
+        let cond_accu = f.cond_accu.filter(|_| !matches!(accu, Err(e) if e.cancelled));
+        match cond_accu {
+            // `all`'s and `exists`'s condition as `eval` does it, read from the slot: the
+            // attribute's cost 1, `!_`'s 1 (not charged when the attribute's cancelled), then
+            // `@not_strictly_false`'s 1, whose cancellation is the one returned.
+            Some(negated) => {
+                let go = match accu {
+                    Ok(Value::Bool(b)) => *b != negated,
+                    _ => true,
+                };
+                if self.cost.add(1) && negated {
+                    self.cost.add(1);
+                }
+                self.charge(1, Loc { id: 0, span: Default::default() })?;
+                if !go {
+                    return Ok(false);
+                }
+            }
+            None => match self.eval(&f.cond) {
+                Ok(Value::Bool(false)) => return Ok(false),
+                Err(e) if e.cancelled => return Err(e),
+                _ => {}
+            },
         }
         let v = self.eval(&f.step);
         if let Err(e) = &v {

@@ -91,6 +91,9 @@ pub(crate) struct Fold {
     pub accu: u32,
     pub init: Node,
     pub cond: Node,
+    /// `cond` is `@not_strictly_false(@result)` (`all`: `Some(false)`) or
+    /// `@not_strictly_false(!@result)` (`exists`: `Some(true)`), read from the slot.
+    pub cond_accu: Option<bool>,
     pub step: Node,
     pub result: Node,
     pub loc: Loc,
@@ -352,6 +355,15 @@ impl Planner<'_> {
                 self.scopes.push((v2.clone(), s2));
             }
             let cond = self.plan(&c.loop_cond)?;
+            let is_accu = |n: &Node| matches!(n, Node::Attr { root: Root::Local(s), quals, .. } if *s == accu && quals.is_empty());
+            let cond_accu = match &cond {
+                Node::NotStrictlyFalse(x) => match &**x {
+                    x if is_accu(x) => Some(false),
+                    Node::Not(y, _) if is_accu(y) => Some(true),
+                    _ => None,
+                },
+                _ => None,
+            };
             let step = self.plan_step(&c.loop_step, &c.accu_var, accu)?;
             // The result sees only the accumulator (cel-go scopes the iteration variables
             // to the loop).
@@ -366,6 +378,7 @@ impl Planner<'_> {
                 accu,
                 init,
                 cond,
+                cond_accu,
                 step,
                 result,
                 loc: loc(e),
