@@ -366,6 +366,63 @@ fn cost_goldens() {
     }
 }
 
+/// `!x` costs what the call of `logical_not` costs: 1 after its operand, also when the operand
+/// fails (an error `||` may absorb) or is not a bool (`no such overload`).
+#[test]
+fn logical_not_costs() {
+    let obj: Json = serde_json::json!({"a": {"b": true}, "s": "x"});
+    for (expr, want_out, want_cost) in [
+        ("!true", "false", 1),
+        ("!has(object.a)", "false", 2),
+        ("!has(object.c)", "true", 2),
+        ("!object.a.b", "false", 4),
+        ("!(1 / 0 == 1) || true", "true", 3),
+        ("!(1 / 0 == 1)", "error: division by zero", 3),
+        ("!object.nope", "error: no such key: nope", 3),
+        ("!dyn(object.s)", "error: no such overload", 4),
+        ("[1, 2].exists(x, x > 1)", "true", 13),
+        ("[object.a, object.s].exists(x, !x.b)", "error: no such key: b", 29),
+    ] {
+        let (out, cost) = run_with(expr, &obj);
+        assert_eq!((out.as_str(), cost), (want_out, want_cost), "{expr}");
+    }
+}
+
+/// `all`'s and `exists`'s loop condition: results, costs, and where a cost limit cancels
+/// (the error's node), at every limit up to the whole evaluation's cost.
+#[test]
+fn fold_condition_costs() {
+    let mut got = Vec::new();
+    for expr in [
+        "[1, 2, 3].all(x, x > 0)",
+        "[1, 2, 3].all(x, x > 1)",
+        "[1, 2, 3].exists(x, x > 1)",
+        "[1, 2, 3].exists(x, x > 5)",
+        "[0, 1].all(x, 1 / x > 0)",
+        "[0, 1].exists(x, 1 / x > 0)",
+        "[0, 1, 2].all(x, 1 / x < 0)",
+        "['a', 1].all(x, x)",
+        "['a', 1].exists(x, x)",
+        "[[1, 2], [3]].all(x, x.all(y, y > 0))",
+        "[[1, 2], [3]].exists(x, x.exists(y, y > 2))",
+    ] {
+        let p = program(expr);
+        let mut full = CostTracker::unlimited();
+        let _ = p.eval(&Bindings::new(), &mut full);
+        for limit in 0..=full.actual_cost() + 1 {
+            let mut cost = CostTracker::new(Some(limit));
+            let out = match p.eval(&Bindings::new(), &mut cost) {
+                Ok(v) => v.debug_string(),
+                Err(e) => format!("error at {}: {}", e.node, e.message),
+            };
+            got.push(format!("{expr} limit {limit}: {out}, cost {}", cost.actual_cost()));
+        }
+    }
+    // Recorded before `Fold::cond_accu` read the condition from the slot (the call path).
+    let want = include_str!("fold_condition_costs.txt");
+    assert_eq!(got.join("\n"), want.trim_end());
+}
+
 #[test]
 fn cost_limit_cancels() {
     let p = program("lists.range(2000).map(x, lists.range(2000).map(y, x + y)).size()");

@@ -20,7 +20,7 @@ use super::policy_set::{PolicySet, UnboundPolicies};
 use super::request::{request_cel_value, AdmissionRequest};
 use super::trace::{BindingTrace, ParamEvaluation, ParamRefTrace, PolicyTrace};
 use super::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
-use super::validator::{validate, Bound};
+use super::validator::{validate, Bound, RequestValue};
 use crate::cel::value::Value;
 use crate::diagnostic::{Diagnostic, SourceRef, Span};
 use serde::Serialize;
@@ -167,16 +167,11 @@ pub fn dispatch(
 
         // `request` depends only on the request and the matched (kind, resource), which is
         // the request's own here (a match only through an equivalent is not evaluated): built
-        // once per request, not once per policy.
-        let other;
-        let request_value = if matched.kind == request.kind && matched.resource == request.resource
-        {
-            own_request_value
-                .get_or_init(|| request_cel_value(request, &request.kind, &request.resource))
-        } else {
-            other = request_cel_value(request, &matched.kind, &matched.resource);
-            &other
-        };
+        // once per request, not once per policy, and only when an expression reads it.
+        let other: std::cell::OnceCell<Json> = std::cell::OnceCell::new();
+        let own = matched.kind == request.kind && matched.resource == request.resource;
+        let make_request = || request_cel_value(request, &matched.kind, &matched.resource);
+        let request_cell = if own { &own_request_value } else { &other };
         let mut collector = AuditAnnotationCollector::default();
         let policy_index = out.policies.len();
 
@@ -260,7 +255,7 @@ pub fn dispatch(
                     object: object.clone(),
                     old_object: old_object.clone(),
                     params: params_value,
-                    request: Value::from_json(request_value),
+                    request: RequestValue::Lazy { cell: request_cell, make: &make_request },
                     namespace_object: namespace_object.clone(),
                     authorizer: authz.clone(),
                     summary_trace: set.summary(),

@@ -17,7 +17,8 @@ use crate::cel::compile::Compiled;
 use crate::cel::runtime::{Activation, CostTracker, DEFAULT_COST_LIMIT};
 use crate::cel::value::Value;
 use crate::environment::var;
-use std::cell::{Cell, RefCell};
+use serde_json::Value as Json;
+use std::cell::{Cell, OnceCell, RefCell};
 
 /// `RuntimeCELCostBudget`: validations and messageExpressions of one evaluation.
 pub const RUNTIME_CEL_COST_BUDGET: u64 = 10_000_000;
@@ -33,13 +34,30 @@ pub struct Bound<'a> {
     pub object: Value<'a>,
     pub old_object: Value<'a>,
     pub params: Value<'a>,
-    pub request: Value<'a>,
+    pub request: RequestValue<'a>,
     pub namespace_object: Value<'a>,
     /// `authorizer` and `authorizer.requestResource`; `None` when no authorizer is available.
     pub authorizer: Option<(Value<'a>, Value<'a>)>,
     /// [`PolicySet::summary_trace`](super::policy_set::PolicySet::summary_trace): the trace
     /// keeps decisions, errors and actions only (no expression texts, values or variables).
     pub summary_trace: bool,
+}
+
+/// `request`: a value, or one made on its first read (most policies never read it, and making
+/// it was ≈ 1 % of a call of the package).
+pub enum RequestValue<'a> {
+    Ready(Value<'a>),
+    Lazy { cell: &'a OnceCell<Json>, make: &'a (dyn Fn() -> Json + 'a) },
+}
+
+impl<'a> RequestValue<'a> {
+    #[inline(never)]
+    fn get(&self) -> Value<'a> {
+        match self {
+            RequestValue::Ready(v) => v.clone(),
+            RequestValue::Lazy { cell, make } => Value::from_json(cell.get_or_init(make)),
+        }
+    }
 }
 
 impl Bound<'_> {
@@ -94,7 +112,7 @@ impl<'v, 'a> Activation<'a> for Act<'v, 'a> {
             var::OBJECT => Some(b.object.clone()),
             var::OLD_OBJECT => Some(b.old_object.clone()),
             var::PARAMS => Some(b.params.clone()),
-            var::REQUEST => Some(b.request.clone()),
+            var::REQUEST => Some(b.request.get()),
             var::NAMESPACE_OBJECT => {
                 Some(if self.namespace_null { Value::Null } else { b.namespace_object.clone() })
             }

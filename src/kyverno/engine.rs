@@ -22,7 +22,7 @@ use crate::admission::trace::ParamEvaluation;
 use crate::admission::types::{
     ObjectMeta, ParamKind, ParamRef, ValidatingAdmissionPolicy, ValidatingAdmissionPolicySpec,
 };
-use crate::admission::validator::{validate, Bound};
+use crate::admission::validator::{validate, Bound, RequestValue};
 use crate::cel::value::Value;
 use serde_json::{json, Value as Json};
 use std::borrow::Cow;
@@ -571,7 +571,7 @@ fn validate_cel(
             object: object_v.clone(),
             old_object: old_v.clone(),
             params: param.as_ref().map(Value::from_json).unwrap_or(Value::Null),
-            request: Value::from_json(&b.request),
+            request: RequestValue::Ready(Value::from_json(&b.request)),
             namespace_object: ns_v.clone(),
             authorizer: authz.clone(),
             summary_trace: cx.set.summary(),

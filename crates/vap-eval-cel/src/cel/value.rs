@@ -179,13 +179,7 @@ impl<'a> Map<'a> {
     #[inline]
     pub fn get_str(&self, k: &str) -> Option<Value<'a>> {
         match self {
-            // Kubernetes objects are mostly small maps: comparing a few keys is cheaper than
-            // hashing the probe (SipHash), especially in wasm. Keys are unique, so the first
-            // equal key is the entry `get` would find.
-            Map::Json(m) if m.len() <= SMALL_MAP => {
-                m.iter().find(|(key, _)| key.as_str() == k).map(|(_, v)| Value::from_json(v))
-            }
-            Map::Json(m) => m.get(k).map(Value::from_json),
+            Map::Json(m) => json_get(m, k).map(Value::from_json),
             Map::Owned(m) => m.get(&Key::String(Str::Borrowed(k))).cloned(),
         }
     }
@@ -239,6 +233,18 @@ impl<'a> Map<'a> {
             Map::Json(m) => m.keys().map(|k| Value::String(Str::Borrowed(k.as_str()))).collect(),
             Map::Owned(m) => m.keys().map(Key::to_value).collect(),
         }
+    }
+}
+
+/// The member `k` of a JSON object. Kubernetes objects are mostly small maps: comparing a few
+/// keys is cheaper than hashing the probe (SipHash), especially in wasm. Keys are unique, so the
+/// first equal key is the entry `get` would find.
+#[inline]
+pub fn json_get<'a>(m: &'a serde_json::Map<String, Json>, k: &str) -> Option<&'a Json> {
+    if m.len() <= SMALL_MAP {
+        m.iter().find(|(key, _)| key.as_str() == k).map(|(_, v)| v)
+    } else {
+        m.get(k)
     }
 }
 

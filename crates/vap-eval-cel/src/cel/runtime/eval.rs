@@ -14,7 +14,7 @@
 use super::plan::{Call, Fold, Loc, Node, Program, Qual, QualKind, Root};
 use super::{Activation, CostTracker, EvalError, COST_LIMIT_MESSAGE};
 use crate::cel::stdlib::{cost, Ctx, Fail};
-use crate::cel::value::{Key, List, Map, OwnedMap, Value};
+use crate::cel::value::{json_get, Key, List, Map, OwnedMap, Value};
 use std::rc::Rc;
 
 type E = Box<EvalError>;
@@ -31,13 +31,32 @@ impl Program {
         activation: &dyn Activation<'a>,
         cost: &mut CostTracker,
     ) -> Result<Value<'a>, EvalError> {
-        let mut ev = Evaluator {
-            prog: self,
-            act: activation,
-            cost,
-            globals: vec![None; self.globals.len()],
-            locals: (0..self.slots).map(|_| Ok(Value::Null)).collect(),
-        };
+        // The variables' and the comprehensions' slots on the stack when they are few (as
+        // they nearly always are): no allocation per evaluation.
+        const GLOBALS: usize = 4;
+        const LOCALS: usize = 6;
+        let (g, l) = (self.globals.len(), self.slots as usize);
+        if g <= GLOBALS && l <= LOCALS {
+            let mut globals: [Option<Value<'a>>; GLOBALS] = Default::default();
+            let mut locals: [Result<Value<'a>, E>; LOCALS] =
+                std::array::from_fn(|_| Ok(Value::Null));
+            self.run(activation, cost, &mut globals[..g], &mut locals[..l])
+        } else {
+            let mut globals = vec![None; g];
+            let mut locals: Vec<_> = (0..l).map(|_| Ok(Value::Null)).collect();
+            self.run(activation, cost, &mut globals, &mut locals)
+        }
+    }
+
+    #[inline(never)]
+    fn run<'a>(
+        &self,
+        act: &dyn Activation<'a>,
+        cost: &mut CostTracker,
+        globals: &mut [Option<Value<'a>>],
+        locals: &mut [Result<Value<'a>, E>],
+    ) -> Result<Value<'a>, EvalError> {
+        let mut ev = Evaluator { prog: self, act, cost, globals, locals };
         ev.eval(&self.root).map_err(|e| *e)
     }
 }
@@ -46,8 +65,8 @@ struct Evaluator<'p, 'a, 'c> {
     prog: &'p Program,
     act: &'c dyn Activation<'a>,
     cost: &'c mut CostTracker,
-    globals: Vec<Option<Value<'a>>>,
-    locals: Vec<Result<Value<'a>, E>>,
+    globals: &'c mut [Option<Value<'a>>],
+    locals: &'c mut [Result<Value<'a>, E>],
 }
 
 fn err(msg: impl Into<String>, loc: Loc) -> E {
@@ -98,6 +117,7 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
                     Err(_) => Ok(Value::Bool(true)),
                 }
             }
+            Node::Not(x, loc) => self.not(x, *loc),
             Node::List { elems, optional, loc } => {
                 let mut out = Vec::with_capacity(elems.len());
                 for (i, e) in elems.iter().enumerate() {
@@ -214,6 +234,23 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
         }
     }
 
+    /// `!x` as [`Evaluator::call`] evaluates the call of `logical_not`: the operand, then the
+    /// call's cost (1, also when the operand failed, unless it was cancelled), then the result
+    /// (`no such overload` for an operand that is not a bool).
+    fn not(&mut self, x: &Node, loc: Loc) -> R<'a> {
+        let v = self.eval(x);
+        if let Err(e) = &v {
+            if e.cancelled {
+                return v;
+            }
+        }
+        self.charge(1, loc)?;
+        match v? {
+            Value::Bool(b) => Ok(Value::Bool(!b)),
+            _ => Err(err("no such overload", loc)),
+        }
+    }
+
     /// `&&` (`or == false`) and `||` (`or == true`), commutative over errors.
     fn logic(&mut self, l: &Node, r: &Node, or: bool, loc: Loc) -> R<'a> {
         let lv = self.eval(l);
@@ -314,6 +351,22 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
         }
     }
 
+    /// The JSON object a variable root holds (a global once resolved), if it holds one.
+    #[inline]
+    fn json_root(&self, root: &Root) -> Option<&'a serde_json::Map<String, serde_json::Value>> {
+        match root {
+            Root::Local(s) => match &self.locals[*s as usize] {
+                Ok(Value::Map(Map::Json(m))) => Some(*m),
+                _ => None,
+            },
+            Root::Global(i) => match &self.globals[*i as usize] {
+                Some(Value::Map(Map::Json(m))) => Some(*m),
+                _ => None,
+            },
+            Root::Expr(_) => None,
+        }
+    }
+
     fn qual_key(&mut self, q: &Qual) -> Result<Option<Value<'a>>, E> {
         Ok(match &q.kind {
             QualKind::Field(_) => None,
@@ -324,6 +377,12 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
 
     #[inline(never)]
     fn has(&mut self, root: &Root, quals: &[Qual], field: &str, loc: Loc) -> R<'a> {
+        // `has(c.f)` on a variable that holds a JSON object: its cost (the root's 1) and the
+        // test, without a copy of the variable's value.
+        if let (Some(m), true) = (self.json_root(root), quals.is_empty()) {
+            self.charge(1, loc)?;
+            return Ok(Value::Bool(json_get(m, field).is_some()));
+        }
         let obj = self.attr(root, quals, loc)?;
         let obj = match obj {
             Value::Optional(None) => return Ok(Value::Bool(false)),
@@ -477,10 +536,31 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
 
     /// One iteration; `false` when the loop condition stops the fold.
     fn step(&mut self, f: &Fold) -> Result<bool, E> {
-        match self.eval(&f.cond) {
-            Ok(Value::Bool(false)) => return Ok(false),
-            Err(e) if e.cancelled => return Err(e),
-            _ => {}
+        let accu = &self.locals[f.accu as usize];
+        // (A cancellation is never stored in the accumulator; were it, `eval` would see it.)
+        let cond_accu = f.cond_accu.filter(|_| !matches!(accu, Err(e) if e.cancelled));
+        match cond_accu {
+            // `all`'s and `exists`'s condition as `eval` does it, read from the slot: the
+            // attribute's cost 1, `!_`'s 1 (not charged when the attribute's cancelled), then
+            // `@not_strictly_false`'s 1, whose cancellation is the one returned.
+            Some(negated) => {
+                let go = match accu {
+                    Ok(Value::Bool(b)) => *b != negated,
+                    _ => true,
+                };
+                if self.cost.add(1) && negated {
+                    self.cost.add(1);
+                }
+                self.charge(1, Loc { id: 0, span: Default::default() })?;
+                if !go {
+                    return Ok(false);
+                }
+            }
+            None => match self.eval(&f.cond) {
+                Ok(Value::Bool(false)) => return Ok(false),
+                Err(e) if e.cancelled => return Err(e),
+                _ => {}
+            },
         }
         let v = self.eval(&f.step);
         if let Err(e) = &v {
