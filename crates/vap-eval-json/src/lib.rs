@@ -419,11 +419,14 @@ fn string(text: &str, i: usize, scratch: &mut String) -> Option<(String, usize)>
     let b = text.as_bytes();
     let start = i + 1;
     let mut j = plain(b, start);
+    // SAFETY: `start` follows a quote and `j` is at an ASCII byte or the end (`plain`): both
+    // are character boundaries of `text`, and `start <= j <= text.len()`.
+    let run = unsafe { text.get_unchecked(start..j) };
     if *b.get(j)? == b'"' {
-        return Some((text.get(start..j)?.to_owned(), j + 1));
+        return Some((run.to_owned(), j + 1));
     }
     scratch.clear();
-    scratch.push_str(text.get(start..j)?);
+    scratch.push_str(run);
     loop {
         // At a quote, a backslash or a control character.
         match *b.get(j)? {
@@ -472,8 +475,28 @@ fn string(text: &str, i: usize, scratch: &mut String) -> Option<(String, usize)>
     }
 }
 
-/// The end of the run of string bytes at `i` that need no decoding.
+/// The end of the run of string bytes at `i` that need no decoding: a quote, a backslash, a
+/// control character, or the end of `b`. Eight bytes at a time (a `u64` word, in wasm too),
+/// then byte by byte for the last few.
 fn plain(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    while let Some(word) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        // A byte's high bit is set in `found` when it is `"` or `\\` (`x - 1` borrows from a
+        // zero byte of `w ^ quotes`) or below 0x20 (`x - 0x20` borrows), and not ≥ 0x80
+        // (`!w`). A borrow can set bits above a byte that is found, never below: the lowest
+        // one is exact, and little-endian it is the first byte.
+        let found = ((w ^ (b'"' as u64 * ONES)).wrapping_sub(ONES)
+            | (w ^ (b'\\' as u64 * ONES)).wrapping_sub(ONES)
+            | w.wrapping_sub(0x20 * ONES))
+            & !w
+            & HIGH;
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
     while let Some(&c) = b.get(i) {
         if c == b'"' || c == b'\\' || c < 0x20 {
             break;
@@ -844,6 +867,47 @@ mod tests {
             "[\u{b}]",
         ] {
             assert_eq!(read(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn plain_stops_where_a_byte_by_byte_scan_stops() {
+        let naive = |b: &[u8], i: usize| {
+            (i..b.len()).find(|&j| matches!(b[j], b'"' | b'\\' | ..=0x1f)).unwrap_or(b.len())
+        };
+        // Every byte value at every place of two words, after every byte value (a borrow from
+        // the byte before), and random texts rich in the bytes near the thresholds.
+        let mut b = vec![b'a'; 24];
+        for at in 0..17 {
+            for before in 0..=255u8 {
+                for c in 0..=255u8 {
+                    b.fill(b'a');
+                    if at > 0 {
+                        b[at - 1] = before;
+                    }
+                    b[at] = c;
+                    for i in [0, at / 2, at] {
+                        assert_eq!(super::plain(&b, i), naive(&b, i), "{b:?} from {i}");
+                    }
+                }
+            }
+        }
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..20_000 {
+            let len = (x % 40) as usize;
+            let b: Vec<u8> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    [0x00, 0x1f, 0x20, 0x21, b'"', 0x23, b'\\', 0x5d, 0x7f, 0x80, 0xff, b'a']
+                        [(x % 12) as usize]
+                })
+                .collect();
+            x = x.wrapping_add(len as u64);
+            for i in 0..=len {
+                assert_eq!(super::plain(&b, i), naive(&b, i), "{b:?} from {i}");
+            }
         }
     }
 
