@@ -46,8 +46,9 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
         if member {
             i = key(text, i, &mut keys, &mut scratch)?;
         }
-        // A value starts at `i`.
-        let mut value = match *b.get(i)? {
+        // A value starts at `i`; it is pushed onto `values` where it is made (not moved there
+        // from a local afterwards).
+        match *b.get(i)? {
             c @ (b'{' | b'[') => {
                 if open.len() >= max_depth {
                     return None;
@@ -56,11 +57,11 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
                 match (c, *b.get(i)?) {
                     (b'{', b'}') => {
                         i += 1;
-                        Value::Object(Map::new())
+                        values.push(Value::Object(Map::new()));
                     }
                     (b'[', b']') => {
                         i += 1;
-                        Value::Array(Vec::new())
+                        values.push(Value::Array(Vec::new()));
                     }
                     (b'{', _) => {
                         open.push((values.len(), Some(keys.len())));
@@ -77,33 +78,34 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
             b'"' => {
                 let (s, end) = string_at(text, i, &mut scratch)?;
                 i = end;
-                Value::String(s)
+                values.push(Value::String(s));
             }
             b't' if b[i..].starts_with(b"true") => {
                 i += 4;
-                Value::Bool(true)
+                values.push(Value::Bool(true));
             }
             b'f' if b[i..].starts_with(b"false") => {
                 i += 5;
-                Value::Bool(false)
+                values.push(Value::Bool(false));
             }
             b'n' if b[i..].starts_with(b"null") => {
                 i += 4;
-                Value::Null
+                values.push(Value::Null);
             }
             _ => {
                 let (n, end) = int(b, i)?;
                 i = end;
-                Value::Number(n)
+                values.push(Value::Number(n));
             }
-        };
-        // `value` is complete: it ends the text or joins its collection, which may close.
+        }
+        // The value on top of `values` is complete: it ends the text, or its collection goes on
+        // or closes (and is then the complete value on top).
         loop {
             i = ws(b, i);
             let Some(&(start, keys_start)) = open.last() else {
-                return (i == b.len()).then_some(value);
+                // The root value, alone on the stack.
+                return if i == b.len() { values.pop() } else { None };
             };
-            values.push(value);
             match (*b.get(i)?, keys_start) {
                 (b',', keys_start) => {
                     i = ws(b, i + 1);
@@ -111,9 +113,12 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
                     break;
                 }
                 (b'}', Some(keys_start)) => {
-                    value = object(&mut keys, keys_start, &mut values, start, false)?;
+                    object(&mut keys, keys_start, &mut values, start, false)?;
                 }
-                (b']', None) => value = Value::Array(values.split_off(start)),
+                (b']', None) => {
+                    let items = values.split_off(start);
+                    values.push(Value::Array(items));
+                }
                 _ => return None,
             }
             i += 1;
@@ -258,8 +263,9 @@ fn parse_at(text: &str, max_depth: usize) -> Result<Value, (&'static str, usize)
                     break;
                 }
                 (Some(b'}'), Some(keys_start)) => {
-                    let object = object(&mut keys, keys_start, &mut values, start, true);
-                    value = object.unwrap_or_default();
+                    // With `last_wins`, always `Some`.
+                    let _ = object(&mut keys, keys_start, &mut values, start, true);
+                    value = values.pop().unwrap_or_default();
                 }
                 (Some(b']'), None) => value = Value::Array(values.split_off(start)),
                 (Some(_), Some(_)) => return Err(("expected `,` or `}`", i)),
@@ -376,9 +382,9 @@ fn number(text: &str, i: usize) -> Result<(Number, usize), (&'static str, usize)
     }
 }
 
-/// The members `keys[keys_start..]`, `values[start..]` (drained) as an object; when a key
-/// repeats, `None`, or with `last_wins` its last value at its first place (serde_json's map,
-/// and Go's). Both readers' one map building, out of line, so that the map's insertion is
+/// The members `keys[keys_start..]`, `values[start..]` (drained) as an object, pushed onto
+/// `values`; when a key repeats, `None`, or with `last_wins` its last value at its first place
+/// (serde_json's map, and Go's). Both readers' one map building, out of line, so that the map's insertion is
 /// compiled once and inlined here (shared by two callers, it was not, and `read`, the request
 /// path, was ~3 % slower).
 #[inline(never)]
@@ -388,14 +394,15 @@ fn object(
     values: &mut Vec<Value>,
     start: usize,
     last_wins: bool,
-) -> Option<Value> {
+) -> Option<()> {
     let mut map = Map::with_capacity(values.len() - start);
     for (k, v) in keys.drain(keys_start..).zip(values.drain(start..)) {
         if map.insert(k, v).is_some() && !last_wins {
             return None;
         }
     }
-    Some(Value::Object(map))
+    values.push(Value::Object(map));
+    Some(())
 }
 
 fn ws(b: &[u8], mut i: usize) -> usize {
@@ -552,7 +559,12 @@ fn int(b: &[u8], i: usize) -> Option<(Number, usize)> {
     let mut n: u64 = 0;
     let first = j;
     while let Some(c @ b'0'..=b'9') = b.get(j) {
-        n = n.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+        // 19 digits fit a u64 (below 10^19) unchecked (in wasm a checked u64 multiplication
+        // is a call to `__multi3`); a 20th is beyond int64 or after a leading zero: declined.
+        if j - first == 19 {
+            return None;
+        }
+        n = n * 10 + u64::from(c - b'0');
         j += 1;
     }
     let digits = j - first;
