@@ -30,7 +30,7 @@ impl Writer {
         // string between quotes as serde_json writes it, found so 8 bytes at a time (the
         // reader's scan of a string) rather than by serde_json's byte-by-byte table.
         let b = v.as_bytes();
-        if crate::plain(b, 0) == b.len() {
+        if crate::plain_call(b, 0) == b.len() {
             self.out.reserve(b.len() + 2);
             self.out.push(b'"');
             self.out.extend_from_slice(b);
