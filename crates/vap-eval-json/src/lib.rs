@@ -23,7 +23,7 @@
 pub mod ser;
 
 use serde_json::{Map, Number, Value};
-use std::fmt;
+use std::{fmt, ptr};
 
 /// The value of the JSON `text` (any JSON value, with JSON whitespace around it) when all its
 /// numbers are int64, no object repeats a key and collections nest at most `max_depth` deep;
@@ -33,13 +33,22 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
     let mut scratch = String::new();
     // Finished values of the open collections, the keys of the open objects, and for each
     // open collection where its values (and keys) start: `Some(keys start)` for an object.
-    let mut values: Vec<Value> = Vec::new();
-    let mut keys: Vec<String> = Vec::new();
-    let mut open: Vec<(usize, Option<usize>)> = Vec::new();
+    // With room for a usual object's (the benchmark Deployment's peaks: 60 values, 49 keys,
+    // 12 levels), so that they do not grow from empty, a copy at each doubling.
+    let mut values: Vec<Value> = Vec::with_capacity(64);
+    let mut keys: Vec<String> = Vec::with_capacity(64);
+    let mut open: Vec<(usize, Option<usize>)> = Vec::with_capacity(16);
     let mut i = ws(b, 0);
+    // Whether a member's key comes first (set where a collection opens or goes on). One place
+    // reads the keys, so that the key's reading is inlined once.
+    let mut member = false;
     loop {
-        // A value starts at `i`.
-        let mut value = match *b.get(i)? {
+        if member {
+            i = key(text, i, &mut keys, &mut scratch)?;
+        }
+        // A value starts at `i`; it is pushed onto `values` where it is made (not moved there
+        // from a local afterwards).
+        match *b.get(i)? {
             c @ (b'{' | b'[') => {
                 if open.len() >= max_depth {
                     return None;
@@ -48,66 +57,68 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
                 match (c, *b.get(i)?) {
                     (b'{', b'}') => {
                         i += 1;
-                        Value::Object(Map::new())
+                        values.push(Value::Object(Map::new()));
                     }
                     (b'[', b']') => {
                         i += 1;
-                        Value::Array(Vec::new())
+                        values.push(Value::Array(Vec::new()));
                     }
                     (b'{', _) => {
                         open.push((values.len(), Some(keys.len())));
-                        i = key(text, i, &mut keys, &mut scratch)?;
+                        member = true;
                         continue;
                     }
                     _ => {
                         open.push((values.len(), None));
+                        member = false;
                         continue;
                     }
                 }
             }
             b'"' => {
-                let (s, end) = string(text, i, &mut scratch)?;
+                let (s, end) = string_at(text, i, &mut scratch)?;
                 i = end;
-                Value::String(s)
+                values.push(Value::String(s));
             }
             b't' if b[i..].starts_with(b"true") => {
                 i += 4;
-                Value::Bool(true)
+                values.push(Value::Bool(true));
             }
             b'f' if b[i..].starts_with(b"false") => {
                 i += 5;
-                Value::Bool(false)
+                values.push(Value::Bool(false));
             }
             b'n' if b[i..].starts_with(b"null") => {
                 i += 4;
-                Value::Null
+                values.push(Value::Null);
             }
             _ => {
                 let (n, end) = int(b, i)?;
                 i = end;
-                Value::Number(n)
+                values.push(Value::Number(n));
             }
-        };
-        // `value` is complete: it ends the text or joins its collection, which may close.
+        }
+        // The value on top of `values` is complete: it ends the text, or its collection goes on
+        // or closes (and is then the complete value on top).
         loop {
             i = ws(b, i);
             let Some(&(start, keys_start)) = open.last() else {
-                return (i == b.len()).then_some(value);
+                // The root value, alone on the stack.
+                return if i == b.len() { values.pop() } else { None };
             };
-            values.push(value);
             match (*b.get(i)?, keys_start) {
-                (b',', Some(_)) => {
-                    i = key(text, ws(b, i + 1), &mut keys, &mut scratch)?;
-                    break;
-                }
-                (b',', None) => {
+                (b',', keys_start) => {
                     i = ws(b, i + 1);
+                    member = keys_start.is_some();
                     break;
                 }
                 (b'}', Some(keys_start)) => {
-                    value = object(&mut keys, keys_start, &mut values, start, false)?;
+                    object(&mut keys, keys_start, &mut values, start, false)?;
                 }
-                (b']', None) => value = Value::Array(values.split_off(start)),
+                (b']', None) => {
+                    let items = values.split_off(start);
+                    values.push(Value::Array(items));
+                }
                 _ => return None,
             }
             i += 1;
@@ -252,8 +263,9 @@ fn parse_at(text: &str, max_depth: usize) -> Result<Value, (&'static str, usize)
                     break;
                 }
                 (Some(b'}'), Some(keys_start)) => {
-                    let object = object(&mut keys, keys_start, &mut values, start, true);
-                    value = object.unwrap_or_default();
+                    // With `last_wins`, always `Some`.
+                    let _ = object(&mut keys, keys_start, &mut values, start, true);
+                    value = values.pop().unwrap_or_default();
                 }
                 (Some(b']'), None) => value = Value::Array(values.split_off(start)),
                 (Some(_), Some(_)) => return Err(("expected `,` or `}`", i)),
@@ -370,9 +382,9 @@ fn number(text: &str, i: usize) -> Result<(Number, usize), (&'static str, usize)
     }
 }
 
-/// The members `keys[keys_start..]`, `values[start..]` (drained) as an object; when a key
-/// repeats, `None`, or with `last_wins` its last value at its first place (serde_json's map,
-/// and Go's). Both readers' one map building, out of line, so that the map's insertion is
+/// The members `keys[keys_start..]`, `values[start..]` (drained) as an object, pushed onto
+/// `values`; when a key repeats, `None`, or with `last_wins` its last value at its first place
+/// (serde_json's map, and Go's). Both readers' one map building, out of line, so that the map's insertion is
 /// compiled once and inlined here (shared by two callers, it was not, and `read`, the request
 /// path, was ~3 % slower).
 #[inline(never)]
@@ -382,14 +394,34 @@ fn object(
     values: &mut Vec<Value>,
     start: usize,
     last_wins: bool,
-) -> Option<Value> {
-    let mut map = Map::with_capacity(values.len() - start);
-    for (k, v) in keys.drain(keys_start..).zip(values.drain(start..)) {
-        if map.insert(k, v).is_some() && !last_wins {
-            return None;
+) -> Option<()> {
+    let n = values.len() - start;
+    if keys.len() - keys_start != n {
+        return None; // not reached: each key is followed by its value
+    }
+    let mut map = Map::with_capacity(n);
+    // The members moved out of the two stacks' buffers one by one, not by two `Drain`s zipped
+    // (their checks at each step and their drop were ~1 % of the reader in wasm).
+    // SAFETY: the lengths are cut first, so the `n` members past them, still initialised in
+    // the buffers, are owned here: each is read (moved) once, or dropped in place when a key
+    // repeats; `insert` does not touch the two vectors. A panic in `insert` (only an
+    // allocation failure, which aborts) would leak the members not yet moved, not free them
+    // twice.
+    unsafe {
+        keys.set_len(keys_start);
+        values.set_len(start);
+        let k = keys.as_mut_ptr().add(keys_start);
+        let v = values.as_mut_ptr().add(start);
+        for j in 0..n {
+            if map.insert(k.add(j).read(), v.add(j).read()).is_some() && !last_wins {
+                ptr::drop_in_place(ptr::slice_from_raw_parts_mut(k.add(j + 1), n - j - 1));
+                ptr::drop_in_place(ptr::slice_from_raw_parts_mut(v.add(j + 1), n - j - 1));
+                return None;
+            }
         }
     }
-    Some(Value::Object(map))
+    values.push(Value::Object(map));
+    Some(())
 }
 
 fn ws(b: &[u8], mut i: usize) -> usize {
@@ -400,12 +432,14 @@ fn ws(b: &[u8], mut i: usize) -> usize {
 }
 
 /// Reads `"key" :` at `i` onto `keys`; the offset of the value after it (whitespace skipped).
+/// Inlined in `read`, with the string's plain case (below).
+#[inline(always)]
 fn key(text: &str, i: usize, keys: &mut Vec<String>, scratch: &mut String) -> Option<usize> {
     let b = text.as_bytes();
     if *b.get(i)? != b'"' {
         return None;
     }
-    let (k, end) = string(text, i, scratch)?;
+    let (k, end) = string_at(text, i, scratch)?;
     let i = ws(b, end);
     if *b.get(i)? != b':' {
         return None;
@@ -418,12 +452,44 @@ fn key(text: &str, i: usize, keys: &mut Vec<String>, scratch: &mut String) -> Op
 fn string(text: &str, i: usize, scratch: &mut String) -> Option<(String, usize)> {
     let b = text.as_bytes();
     let start = i + 1;
-    let mut j = plain(b, start);
+    let j = plain_call(b, start);
     if *b.get(j)? == b'"' {
-        return Some((text.get(start..j)?.to_owned(), j + 1));
+        // SAFETY: as in `string_at`.
+        return Some((unsafe { text.get_unchecked(start..j) }.to_owned(), j + 1));
     }
+    escaped(text, start, j, scratch)
+}
+
+/// [`string`], inlined where it is called in `read`: a string without escapes (nearly every
+/// key and value of an object) is scanned and copied there, the others read out of line.
+#[inline(always)]
+fn string_at(text: &str, i: usize, scratch: &mut String) -> Option<(String, usize)> {
+    let b = text.as_bytes();
+    let start = i + 1;
+    let j = plain(b, start);
+    if *b.get(j)? == b'"' {
+        // SAFETY: `start` follows a quote and `j` is at a quote: both are character
+        // boundaries of `text`, and `start <= j < text.len()`.
+        return Some((unsafe { text.get_unchecked(start..j) }.to_owned(), j + 1));
+    }
+    escaped(text, start, j, scratch)
+}
+
+/// The string whose contents start at `start` and need decoding from `j` on (a backslash or a
+/// control character at `j`, or the end of the text), and the offset after its closing quote.
+#[inline(never)]
+fn escaped(
+    text: &str,
+    start: usize,
+    mut j: usize,
+    scratch: &mut String,
+) -> Option<(String, usize)> {
+    let b = text.as_bytes();
+    // SAFETY: `start` follows a quote and `j` is at an ASCII byte or the end (`plain`): both
+    // are character boundaries of `text`, and `start <= j <= text.len()`.
+    let run = unsafe { text.get_unchecked(start..j) };
     scratch.clear();
-    scratch.push_str(text.get(start..j)?);
+    scratch.push_str(run);
     loop {
         // At a quote, a backslash or a control character.
         match *b.get(j)? {
@@ -466,14 +532,36 @@ fn string(text: &str, i: usize, scratch: &mut String) -> Option<(String, usize)>
             }
             _ => return None, // a control character
         }
-        let run = plain(b, j);
+        let run = plain_call(b, j);
         scratch.push_str(text.get(j..run)?);
         j = run;
     }
 }
 
-/// The end of the run of string bytes at `i` that need no decoding.
+/// The end of the run of string bytes at `i` that need no decoding: a quote, a backslash, a
+/// control character, or the end of `b`. Eight bytes at a time (a `u64` word, in wasm too),
+/// then byte by byte for the last few. Inlined in `read` (as a call, the user path was 4–14 µs
+/// slower); [`plain_call`] elsewhere.
+#[inline(always)]
 fn plain(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    while let Some(word) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        // A byte's high bit is set in `found` when it is `"` or `\\` (`x - 1` borrows from a
+        // zero byte of `w ^ quotes`) or below 0x20 (`x - 0x20` borrows), and not ≥ 0x80
+        // (`!w`). A borrow can set bits above a byte that is found, never below: the lowest
+        // one is exact, and little-endian it is the first byte.
+        let found = ((w ^ (b'"' as u64 * ONES)).wrapping_sub(ONES)
+            | (w ^ (b'\\' as u64 * ONES)).wrapping_sub(ONES)
+            | w.wrapping_sub(0x20 * ONES))
+            & !w
+            & HIGH;
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
     while let Some(&c) = b.get(i) {
         if c == b'"' || c == b'\\' || c < 0x20 {
             break;
@@ -481,6 +569,13 @@ fn plain(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// [`plain`] out of line: for the general parser, the escapes and the writer (each inlined
+/// copy of the scan was ~90 B of the package).
+#[inline(never)]
+pub(crate) fn plain_call(b: &[u8], i: usize) -> usize {
+    plain(b, i)
 }
 
 fn hex4(b: &[u8], i: usize) -> Option<u32> {
@@ -499,7 +594,12 @@ fn int(b: &[u8], i: usize) -> Option<(Number, usize)> {
     let mut n: u64 = 0;
     let first = j;
     while let Some(c @ b'0'..=b'9') = b.get(j) {
-        n = n.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+        // 19 digits fit a u64 (below 10^19) unchecked (in wasm a checked u64 multiplication
+        // is a call to `__multi3`); a 20th is beyond int64 or after a leading zero: declined.
+        if j - first == 19 {
+            return None;
+        }
+        n = n * 10 + u64::from(c - b'0');
         j += 1;
     }
     let digits = j - first;
@@ -836,6 +936,9 @@ mod tests {
             "99999999999999999999999",
             "{\"a\": 1, \"a\": 1}",
             "[{\"b\": [], \"b\": {}}]",
+            // Members after the repeated key, owning memory, dropped with it.
+            "{\"a\": \"x\", \"b\": [\"y\"], \"a\": {\"c\": \"z\"}, \"d\": \"w\", \"e\": {\"f\": [1]}}",
+            "[\"v\", {\"k\": \"v\", \"k\": \"v\", \"m\": [\"n\"]}]",
             "{} {}",
             "{}x",
             "\u{feff}{}",
@@ -844,6 +947,47 @@ mod tests {
             "[\u{b}]",
         ] {
             assert_eq!(read(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn plain_stops_where_a_byte_by_byte_scan_stops() {
+        let naive = |b: &[u8], i: usize| {
+            (i..b.len()).find(|&j| matches!(b[j], b'"' | b'\\' | ..=0x1f)).unwrap_or(b.len())
+        };
+        // Every byte value at every place of two words, after every byte value (a borrow from
+        // the byte before), and random texts rich in the bytes near the thresholds.
+        let mut b = vec![b'a'; 24];
+        for at in 0..17 {
+            for before in 0..=255u8 {
+                for c in 0..=255u8 {
+                    b.fill(b'a');
+                    if at > 0 {
+                        b[at - 1] = before;
+                    }
+                    b[at] = c;
+                    for i in [0, at / 2, at] {
+                        assert_eq!(super::plain(&b, i), naive(&b, i), "{b:?} from {i}");
+                    }
+                }
+            }
+        }
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..20_000 {
+            let len = (x % 40) as usize;
+            let b: Vec<u8> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    [0x00, 0x1f, 0x20, 0x21, b'"', 0x23, b'\\', 0x5d, 0x7f, 0x80, 0xff, b'a']
+                        [(x % 12) as usize]
+                })
+                .collect();
+            x = x.wrapping_add(len as u64);
+            for i in 0..=len {
+                assert_eq!(super::plain(&b, i), naive(&b, i), "{b:?} from {i}");
+            }
         }
     }
 
