@@ -362,6 +362,12 @@ test("a request's text is read the same at any length: encodeInto into wasm memo
       assert.deepEqual(set.evaluate({ object: text }), want, `padded to ${text.length} units`);
       assert.deepEqual(set.evaluate({ object: text, oldObject: object }).request.name, want.request.name);
     }
+    // An object's JSON.stringify text: a lone surrogate's escape is read as U+FFFD, a literal
+    // backslash before "ud800" (an escaped backslash) as it is, "\\uD" alike.
+    for (const [name, read] of [["a\\ud800", "a\\ud800"], ["a\\uD800\\\ud800", "a\\uD800\\\ufffd"], ["\\\\ud8", "\\\\ud8"], ["é\udbff", "é\ufffd"]]) {
+      const got = set.evaluate({ object: { apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace: "default" } } });
+      assert.equal(got.request.name, read);
+    }
   } finally {
     set.free();
   }
