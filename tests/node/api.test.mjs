@@ -348,6 +348,31 @@ test("evaluate: an input of texts read property by property gives the general pa
   }
 });
 
+test("a request's text is read the same at any length: encodeInto into wasm memory, or encode beyond 4M units", () => {
+  // Texts up to 2^22 UTF-16 units are encoded straight into a wasm buffer of 3 bytes a unit,
+  // longer ones through a host array (src/wasm.rs large_string): both read non-ASCII text and a
+  // lone surrogate (U+FFFD) alike, whitespace padding changes nothing.
+  const set = new PolicySet(replicas);
+  try {
+    const object = JSON.stringify({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "é😀\ud800", namespace: "default", labels: { "ü€": "\udc00x" } }, spec: { replicas: 9 } });
+    const want = set.evaluate({ object });
+    assert.equal(want.request.name, "é😀\ufffd");
+    for (const pad of [(1 << 22) - object.length, (1 << 22) - object.length + 1, (1 << 22) + 4096]) {
+      const text = object.slice(0, -1) + " ".repeat(pad) + "}";
+      assert.deepEqual(set.evaluate({ object: text }), want, `padded to ${text.length} units`);
+      assert.deepEqual(set.evaluate({ object: text, oldObject: object }).request.name, want.request.name);
+    }
+    // An object's JSON.stringify text: a lone surrogate's escape is read as U+FFFD, a literal
+    // backslash before "ud800" (an escaped backslash) as it is, "\\uD" alike.
+    for (const [name, read] of [["a\\ud800", "a\\ud800"], ["a\\uD800\\\ud800", "a\\uD800\\\ufffd"], ["\\\\ud8", "\\\\ud8"], ["é\udbff", "é\ufffd"]]) {
+      const got = set.evaluate({ object: { apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace: "default" } } });
+      assert.equal(got.request.name, read);
+    }
+  } finally {
+    set.free();
+  }
+});
+
 test("half a setup: unboundPolicies and missingNamespaces (issue 13)", () => {
   const policyOnly = replicas.split("---")[0];
   const object = deployment(9);
