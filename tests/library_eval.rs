@@ -606,6 +606,13 @@ fn direct_call_costs() {
         "size(object.spec.replicas) == 1",
         "[1, 2, 3].filter(x, x > 1).size() == 2",
         "'abc'.startsWith('') && size('') == 0",
+        "object.metadata.name == 'web' && object.metadata.labels.env != 'dev'",
+        "object.metadata.labels == {'app': 'a', 'env': 'prod'}",
+        "object.spec.env.exists_one(d, d.name == 'PATH')",
+        "object.spec.env[0] == object.spec.env[1]",
+        "quantity('1') == quantity('1000m') && ip('10.0.0.1') == ip('10.0.0.1')",
+        "url('https://a/') == url('https://a/')",
+        "object.nope == 1 || object.spec.replicas == 3",
     ] {
         let compiled = variable::compile_variable(expr, 37, None);
         let Some(p) = compiled.program else {

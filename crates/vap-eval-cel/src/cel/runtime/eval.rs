@@ -484,7 +484,9 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
     fn invoke_one(&mut self, d: &Direct, args: &[Value<'a>]) -> R<'a> {
         let mut ctx = Ctx { regexes: &self.prog.regexes, remaining: self.cost.remaining() };
         let result = (d.overload.imp)(&mut ctx, args);
+        let opaque = d.eq && self.prog.k8s_cost && matches!(args[0], Value::Opaque(_));
         let c_cost = match (&result, d.overload.cost) {
+            _ if opaque => 1,
             (Err(Fail::NoMatch), _) | (_, None) => 1,
             (r, Some(f)) => f(args, r.as_ref().ok()),
         };

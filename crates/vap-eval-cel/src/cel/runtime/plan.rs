@@ -90,6 +90,8 @@ pub(crate) struct Direct {
     pub overload: &'static Overload,
     pub a: Node,
     pub b: Option<Node>,
+    /// `_==_`, which the Kubernetes estimator prices at 1 on a library type's value.
+    pub eq: bool,
     pub loc: Loc,
 }
 
@@ -672,10 +674,13 @@ impl Planner<'_> {
         }
         // One candidate overload (the checker's, mostly): no loop, its own cost or 1.
         let k8s_named = crate::cel::stdlib::cost::k8s_names(function);
-        if let ([o], false, 1 | 2) = (&overloads[..], k8s_named, planned.len()) {
+        // (`_==_` too: the estimator prices it, at 1, only when its left operand is a library
+        // type's value.)
+        let eq = function == "_==_";
+        if let ([o], false, 1 | 2) = (&overloads[..], k8s_named && !eq, planned.len()) {
             let b = if planned.len() == 2 { planned.pop() } else { None };
             if let Some(a) = planned.pop() {
-                return Ok(Node::Direct(Box::new(Direct { overload: o, a, b, loc: l })));
+                return Ok(Node::Direct(Box::new(Direct { overload: o, a, b, eq, loc: l })));
             }
         }
         Ok(Node::Call(Box::new(Call {
