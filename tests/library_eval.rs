@@ -565,3 +565,74 @@ fn constant_set_membership() {
     assert_eq!(eval("b'a' in [b'b', b'a']"), ("true".into(), 2));
     assert_eq!(eval("'web' in [object.metadata.name]"), ("true".into(), attribute + 10 + 1));
 }
+
+/// Calls with one checked overload (`size`, the comparisons, `startsWith`, …): results, costs,
+/// and where a cost limit cancels (the error's node), at every limit up to the whole cost, as
+/// the apiserver's checked programs evaluate them. Recorded before such calls were planned
+/// without the overload loop (`tests/direct_call_costs.txt`).
+#[test]
+fn direct_call_costs() {
+    let object = json!({
+        "spec": {"replicas": 3, "n": 1.5, "env": [
+            {"name": "AWS_KEY", "value": "x"},
+            {"name": "PATH", "value": "/usr/bin:/bin"},
+            {"name": "HOME"},
+            {"name": 7, "value": ["a"]}
+        ]},
+        "metadata": {"name": "web", "labels": {"app": "a", "env": "prod"}}
+    });
+    let act =
+        Bindings::new().with("object", Value::from_json(&object)).with("oldObject", Value::Null);
+    let mut got = Vec::new();
+    for expr in [
+        "size(object.metadata.name) < 10",
+        "object.metadata.name.size() >= 3",
+        "size(object.metadata.labels) == 2",
+        "size(object.spec.env) > 3",
+        "object.spec.replicas <= 5",
+        "object.spec.replicas > 1 && object.spec.replicas < 4",
+        "object.spec.replicas == 3",
+        "object.spec.n >= 1.0",
+        "object.metadata.name.startsWith('we')",
+        "object.metadata.name.startsWith(object.metadata.labels.app)",
+        "object.spec.env.all(e, !e.name.startsWith('AWS_') && (!has(e.value) || size(e.value) < 256))",
+        "object.spec.env.all(e, !e.name.startsWith('X_') && (!has(e.value) || size(e.value) < 256))",
+        "object.spec.env.all(e, !has(e.value) || size(e.value) < 256)",
+        "object.spec.env.exists(e, has(e.value) && size(e.value) > 5)",
+        "object.spec.env.map(e, size(e.name)).size() == 4",
+        "size(object.nope) < 1",
+        "object.nope.startsWith('a') || true",
+        "object.spec.replicas < object.nope",
+        "size(object.spec.replicas) == 1",
+        "[1, 2, 3].filter(x, x > 1).size() == 2",
+        "'abc'.startsWith('') && size('') == 0",
+        "object.metadata.name == 'web' && object.metadata.labels.env != 'dev'",
+        "object.metadata.labels == {'app': 'a', 'env': 'prod'}",
+        "object.spec.env.exists_one(d, d.name == 'PATH')",
+        "object.spec.env[0] == object.spec.env[1]",
+        "quantity('1') == quantity('1000m') && ip('10.0.0.1') == ip('10.0.0.1')",
+        "url('https://a/') == url('https://a/')",
+        "object.nope == 1 || object.spec.replicas == 3",
+    ] {
+        let compiled = variable::compile_variable(expr, 37, None);
+        let Some(p) = compiled.program else {
+            got.push(format!("{expr}: compile: {}", compiled.error.unwrap_or_default()));
+            continue;
+        };
+        let mut full = CostTracker::unlimited();
+        let _ = p.eval(&act, &mut full);
+        for limit in 0..=full.actual_cost() + 1 {
+            let mut cost = CostTracker::new(Some(limit));
+            let out = match p.eval(&act, &mut cost) {
+                Ok(v) => v.debug_string(),
+                Err(e) => format!("error at {}: {}", e.node, e.message),
+            };
+            got.push(format!("{expr} limit {limit}: {out}, cost {}", cost.actual_cost()));
+        }
+    }
+    if std::env::var_os("RECORD_DIRECT_CALL_COSTS").is_some() {
+        std::fs::write("tests/direct_call_costs.txt", got.join("\n") + "\n").unwrap();
+    }
+    let want = include_str!("direct_call_costs.txt");
+    assert_eq!(got.join("\n"), want.trim_end());
+}

@@ -11,7 +11,7 @@
 //! map literal 30 unless folded; calls as `stdlib::cost`; `&&`, `||`, ternary and comprehensions
 //! have no own cost.
 
-use super::plan::{Call, Fold, Loc, Node, Program, Qual, QualKind, Root};
+use super::plan::{Call, Direct, Fold, Loc, Node, Program, Qual, QualKind, Root};
 use super::{Activation, CostTracker, EvalError, COST_LIMIT_MESSAGE};
 use crate::cel::stdlib::{cost, Ctx, Fail};
 use crate::cel::value::{json_get, Key, List, Map, OwnedMap, Value};
@@ -118,6 +118,7 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
                 }
             }
             Node::Not(x, loc) => self.not(x, *loc),
+            Node::Direct(d) => self.direct(d),
             Node::List { elems, optional, loc } => {
                 let mut out = Vec::with_capacity(elems.len());
                 for (i, e) in elems.iter().enumerate() {
@@ -449,15 +450,48 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
 
     #[inline]
     fn arg(&mut self, c: &Call, a: &Node) -> R<'a> {
+        self.arg_at(c.loc, a)
+    }
+
+    #[inline]
+    fn arg_at(&mut self, loc: Loc, a: &Node) -> R<'a> {
         match self.eval(a) {
             Ok(v) => Ok(v),
             Err(e) => {
                 if !e.cancelled {
-                    self.charge(1, c.loc)?;
+                    self.charge(1, loc)?;
                 }
                 Err(e)
             }
         }
+    }
+
+    /// A [`Direct`] call as [`Evaluator::call`] and [`Evaluator::invoke`] evaluate it with its
+    /// one overload: the arguments strictly, left to right; the cost the overload's own (1
+    /// without one, or when the arguments do not match it); the cost charged before the
+    /// result's error.
+    fn direct(&mut self, d: &Direct) -> R<'a> {
+        let a = self.arg_at(d.loc, &d.a)?;
+        match &d.b {
+            None => self.invoke_one(d, &[a]),
+            Some(b) => {
+                let b = self.arg_at(d.loc, b)?;
+                self.invoke_one(d, &[a, b])
+            }
+        }
+    }
+
+    fn invoke_one(&mut self, d: &Direct, args: &[Value<'a>]) -> R<'a> {
+        let mut ctx = Ctx { regexes: &self.prog.regexes, remaining: self.cost.remaining() };
+        let result = (d.overload.imp)(&mut ctx, args);
+        let opaque = d.eq && self.prog.k8s_cost && matches!(args[0], Value::Opaque(_));
+        let c_cost = match (&result, d.overload.cost) {
+            _ if opaque => 1,
+            (Err(Fail::NoMatch), _) | (_, None) => 1,
+            (r, Some(f)) => f(args, r.as_ref().ok()),
+        };
+        self.charge(c_cost, d.loc)?;
+        result.map_err(|f| self.fail(f, d.loc))
     }
 
     fn invoke(&mut self, c: &Call, args: &[Value<'a>]) -> R<'a> {

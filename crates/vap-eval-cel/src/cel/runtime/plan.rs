@@ -84,6 +84,17 @@ pub(crate) struct Call {
     pub k8s_named: bool,
 }
 
+/// A call of one or two arguments with one candidate overload, which the Kubernetes
+/// estimator does not price by name: [`Call`] without the overload loop and the cost lookup.
+pub(crate) struct Direct {
+    pub overload: &'static Overload,
+    pub a: Node,
+    pub b: Option<Node>,
+    /// `_==_`, which the Kubernetes estimator prices at 1 on a library type's value.
+    pub eq: bool,
+    pub loc: Loc,
+}
+
 pub(crate) struct Fold {
     pub range: Node,
     pub iter: u32,
@@ -126,6 +137,8 @@ pub(crate) enum Node {
     NotStrictlyFalse(Box<Node>),
     /// `!x` with its one overload, `logical_not`: the call without the overload dispatch.
     Not(Box<Node>, Loc),
+    /// A call with one overload (`size`, `_<_` on ints, `startsWith`): see [`Direct`].
+    Direct(Box<Direct>),
     List {
         elems: Box<[Node]>,
         optional: Box<[bool]>,
@@ -659,12 +672,23 @@ impl Planner<'_> {
                 let _ = self.regexes.compile(p.as_str());
             }
         }
+        // One candidate overload (the checker's, mostly): no loop, its own cost or 1.
+        let k8s_named = crate::cel::stdlib::cost::k8s_names(function);
+        // (`_==_` too: the estimator prices it, at 1, only when its left operand is a library
+        // type's value.)
+        let eq = function == "_==_";
+        if let ([o], false, 1 | 2) = (&overloads[..], k8s_named && !eq, planned.len()) {
+            let b = if planned.len() == 2 { planned.pop() } else { None };
+            if let Some(a) = planned.pop() {
+                return Ok(Node::Direct(Box::new(Direct { overload: o, a, b, eq, loc: l })));
+            }
+        }
         Ok(Node::Call(Box::new(Call {
             function: Rc::from(function),
             overloads: overloads.into(),
             args: planned.into(),
             loc: l,
-            k8s_named: crate::cel::stdlib::cost::k8s_names(function),
+            k8s_named,
         })))
     }
 }
