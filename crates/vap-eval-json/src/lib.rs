@@ -450,23 +450,28 @@ fn key(text: &str, i: usize, keys: &mut Vec<String>, scratch: &mut String) -> Op
 
 /// The string whose opening quote is at `i`, and the offset after its closing quote.
 fn string(text: &str, i: usize, scratch: &mut String) -> Option<(String, usize)> {
-    let b = text.as_bytes();
-    let start = i + 1;
-    let j = plain_call(b, start);
-    if *b.get(j)? == b'"' {
-        // SAFETY: as in `string_at`.
-        return Some((unsafe { text.get_unchecked(start..j) }.to_owned(), j + 1));
-    }
-    escaped(text, start, j, scratch)
+    string_with(text, i, scratch, plain_call)
 }
 
 /// [`string`], inlined where it is called in `read`: a string without escapes (nearly every
 /// key and value of an object) is scanned and copied there, the others read out of line.
 #[inline(always)]
 fn string_at(text: &str, i: usize, scratch: &mut String) -> Option<(String, usize)> {
+    string_with(text, i, scratch, plain)
+}
+
+/// [`string`] with `scan` finding the end of its plain run ([`plain`] inlined, or
+/// [`plain_call`]).
+#[inline(always)]
+fn string_with(
+    text: &str,
+    i: usize,
+    scratch: &mut String,
+    scan: impl Fn(&[u8], usize) -> usize,
+) -> Option<(String, usize)> {
     let b = text.as_bytes();
     let start = i + 1;
-    let j = plain(b, start);
+    let j = scan(b, start);
     if *b.get(j)? == b'"' {
         // SAFETY: `start` follows a quote and `j` is at a quote: both are character
         // boundaries of `text`, and `start <= j < text.len()`.
