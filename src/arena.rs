@@ -66,41 +66,53 @@ impl Chunks {
     /// for a chunk, or no chunk has room for it.
     #[inline(always)]
     pub fn alloc(&mut self, layout: Layout) -> Option<*mut u8> {
+        let p = self.alloc_or_null(layout);
+        (!p.is_null()).then_some(p)
+    }
+
+    /// [`alloc`](Self::alloc) with null for `None` (the global allocator's form: no `Option`
+    /// returned through memory on its hot path).
+    #[inline(always)]
+    fn alloc_or_null(&mut self, layout: Layout) -> *mut u8 {
         if layout.size() > MAX_BLOCK || layout.align() > MAX_ALIGN {
-            return None;
+            return std::ptr::null_mut();
         }
         // A zero-sized block takes a byte, so that every block's address is inside its chunk
         // (its end would be the next chunk's start).
         let size = layout.size().max(1);
         let mask = layout.align() - 1;
-        let c = self.current;
+        // `current` is always below CHUNKS; the mask only spares the bounds checks.
+        let c = self.current & (CHUNKS - 1);
         let start = (self.top[c] as usize + mask) & !mask;
         if start + size <= CHUNK {
             self.top[c] = (start + size) as u32;
             self.live[c] += 1;
-            return Some((self.base + (c << CHUNK_SHIFT) + start) as *mut u8);
+            return (self.base + (c << CHUNK_SHIFT) + start) as *mut u8;
         }
         self.alloc_in_empty_chunk(size)
     }
 
     /// [`alloc`](Self::alloc) when the current chunk has no room: the block at the start of an
-    /// empty chunk, which becomes the current one.
+    /// empty chunk, which becomes the current one; null when no chunk is empty.
     #[inline(never)]
-    fn alloc_in_empty_chunk(&mut self, size: usize) -> Option<*mut u8> {
-        let c = self.live.iter().position(|&n| n == 0)?;
+    fn alloc_in_empty_chunk(&mut self, size: usize) -> *mut u8 {
+        let Some(c) = self.live.iter().position(|&n| n == 0) else {
+            return std::ptr::null_mut();
+        };
         // An empty chunk's top is 0 ([`dealloc`] resets it), and the chunk's start is aligned
         // to [`CHUNK`] ≥ [`MAX_ALIGN`].
         self.current = c;
         self.top[c] = size as u32;
         self.live[c] = 1;
-        Some((self.base + (c << CHUNK_SHIFT)) as *mut u8)
+        (self.base + (c << CHUNK_SHIFT)) as *mut u8
     }
 
     /// Frees the block at `ptr` of `size` bytes, one [`owns`](Self::owns) says is in the region.
     #[inline(always)]
     pub fn dealloc(&mut self, ptr: *mut u8, size: usize) {
         let offset = ptr as usize - self.base;
-        let c = offset >> CHUNK_SHIFT;
+        // Below CHUNKS for a block of the region; the mask only spares the bounds checks.
+        let c = (offset >> CHUNK_SHIFT) & (CHUNKS - 1);
         let live = self.live[c] - 1;
         self.live[c] = live;
         if live == 0 {
@@ -118,7 +130,7 @@ impl Chunks {
     #[inline(always)]
     pub fn realloc_in_place(&mut self, ptr: *mut u8, old: usize, new: usize) -> bool {
         let offset = ptr as usize - self.base;
-        let c = offset >> CHUNK_SHIFT;
+        let c = (offset >> CHUNK_SHIFT) & (CHUNKS - 1);
         let start = offset & (CHUNK - 1);
         if start + old.max(1) == self.top[c] as usize {
             if new <= MAX_BLOCK && start + new.max(1) <= CHUNK {
@@ -161,19 +173,23 @@ impl Arena {
         Arena { chunks: UnsafeCell::new(None), on }
     }
 
-    /// The region's bookkeeping (`slot`), the region allocated from `System` on first use.
-    #[inline(always)]
-    fn region(slot: &mut Option<Chunks>) -> Option<&mut Chunks> {
+    /// Allocates the region from `System` unless it is there; whether it is. Out of line: once
+    /// per [`Scope`], not per block.
+    #[inline(never)]
+    fn ready(&self) -> bool {
+        // SAFETY: no allocator call is under way (a `Scope` is entered between them), and the
+        // reference ends here.
+        let slot = unsafe { self.slot() };
         if slot.is_none() {
-            let layout = Layout::from_size_align(CHUNKS * CHUNK, CHUNK).ok()?;
+            let Ok(layout) = Layout::from_size_align(CHUNKS * CHUNK, CHUNK) else { return false };
             // SAFETY: the layout has a non-zero size.
             let base = unsafe { System.alloc(layout) };
             if base.is_null() {
-                return None;
+                return false;
             }
             *slot = Some(Chunks::new(base as usize));
         }
-        slot.as_mut()
+        true
     }
 
     /// The bookkeeping.
@@ -204,9 +220,13 @@ impl Arena {
 unsafe impl GlobalAlloc for Arena {
     #[inline(never)]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // On only inside a `Scope`, which has made the region ([`Arena::ready`]).
         if self.on.load(Relaxed) {
-            if let Some(ptr) = Arena::region(self.slot()).and_then(|c| c.alloc(layout)) {
-                return ptr;
+            if let Some(c) = self.slot() {
+                let ptr = c.alloc_or_null(layout);
+                if !ptr.is_null() {
+                    return ptr;
+                }
             }
         }
         System.alloc(layout)
@@ -244,7 +264,8 @@ unsafe impl GlobalAlloc for Arena {
 }
 
 /// Blocks allocated while a `Scope` lives come from the arena (when it is the global
-/// allocator): the evaluate entry points hold one for the call.
+/// allocator): the evaluate entry points hold one for the call. Entering makes the region on
+/// first use; when it cannot be had, the arena stays off.
 pub struct Scope<'a> {
     arena: &'a Arena,
     was: bool,
@@ -253,7 +274,8 @@ pub struct Scope<'a> {
 impl Scope<'_> {
     #[inline]
     pub fn enter(arena: &Arena) -> Scope<'_> {
-        Scope { arena, was: arena.on.swap(true, Relaxed) }
+        let on = arena.ready();
+        Scope { arena, was: arena.on.swap(on, Relaxed) }
     }
 }
 
