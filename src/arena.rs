@@ -22,6 +22,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::UnsafeCell;
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 pub use vap_eval_cel::arena_switch::outside;
@@ -70,12 +71,28 @@ impl Chunks {
         (!p.is_null()).then_some(p)
     }
 
-    /// [`alloc`](Self::alloc) with null for `None` (the global allocator's form: no `Option`
-    /// returned through memory on its hot path).
+    /// [`alloc`](Self::alloc) with null for `None`.
     #[inline(always)]
     fn alloc_or_null(&mut self, layout: Layout) -> *mut u8 {
-        if layout.size() > MAX_BLOCK || layout.align() > MAX_ALIGN {
-            return std::ptr::null_mut();
+        match self.bump(layout) {
+            Some(ptr) => ptr,
+            None if Chunks::fits(layout) => self.alloc_in_empty_chunk(layout.size().max(1)),
+            None => std::ptr::null_mut(),
+        }
+    }
+
+    /// Whether a block for `layout` may come from a chunk.
+    #[inline(always)]
+    fn fits(layout: Layout) -> bool {
+        layout.size() <= MAX_BLOCK && layout.align() <= MAX_ALIGN
+    }
+
+    /// [`alloc`](Self::alloc) in the current chunk only: `None` when the block may not come
+    /// from a chunk or the current one has no room. No calls: the global allocator's hot path.
+    #[inline(always)]
+    fn bump(&mut self, layout: Layout) -> Option<*mut u8> {
+        if !Chunks::fits(layout) {
+            return None;
         }
         // A zero-sized block takes a byte, so that every block's address is inside its chunk
         // (its end would be the next chunk's start).
@@ -84,12 +101,12 @@ impl Chunks {
         // `current` is always below CHUNKS; the mask only spares the bounds checks.
         let c = self.current & (CHUNKS - 1);
         let start = (self.top[c] as usize + mask) & !mask;
-        if start + size <= CHUNK {
-            self.top[c] = (start + size) as u32;
-            self.live[c] += 1;
-            return (self.base + (c << CHUNK_SHIFT) + start) as *mut u8;
+        if start + size > CHUNK {
+            return None;
         }
-        self.alloc_in_empty_chunk(size)
+        self.top[c] = (start + size) as u32;
+        self.live[c] += 1;
+        Some((self.base + (c << CHUNK_SHIFT) + start) as *mut u8)
     }
 
     /// [`alloc`](Self::alloc) when the current chunk has no room: the block at the start of an
@@ -153,24 +170,45 @@ impl Chunks {
     }
 }
 
+/// Where an [`Arena`] reads whether it is on: a static, read directly (not through a pointer
+/// kept in the arena) on every allocation.
+pub trait Switch {
+    fn get() -> &'static AtomicBool;
+}
+
+/// The module's switch, [`vap_eval_cel::arena_switch::ON`] ([`outside`] turns it off).
+pub struct ModuleSwitch;
+
+impl Switch for ModuleSwitch {
+    #[inline(always)]
+    fn get() -> &'static AtomicBool {
+        &vap_eval_cel::arena_switch::ON
+    }
+}
+
 /// The global allocator of the wasm module: [`Chunks`] inside a [`Scope`], `System` otherwise
 /// and for what [`Chunks`] declines.
-pub struct Arena {
+pub struct Arena<S: Switch = ModuleSwitch> {
     chunks: UnsafeCell<Option<Chunks>>,
-    /// Its switch: [`vap_eval_cel::arena_switch::ON`] for the module's.
-    on: &'static AtomicBool,
+    switch: PhantomData<S>,
+}
+
+impl<S: Switch> Default for Arena<S> {
+    fn default() -> Self {
+        Arena::new()
+    }
 }
 
 // SAFETY: the wasm module is single-threaded (wasm32 without the `atomics` feature: no threads
 // share its memory), so the cell is never accessed concurrently. Only there is an `Arena` shared
 // (the global allocator, `lib.rs`); elsewhere it is not `Sync`.
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-unsafe impl Sync for Arena {}
+unsafe impl<S: Switch> Sync for Arena<S> {}
 
-impl Arena {
-    /// An arena switched by `on` ([`Scope`], [`outside`]).
-    pub const fn new(on: &'static AtomicBool) -> Arena {
-        Arena { chunks: UnsafeCell::new(None), on }
+impl<S: Switch> Arena<S> {
+    /// An arena switched by `S` ([`Scope`], [`outside`]).
+    pub const fn new() -> Arena<S> {
+        Arena { chunks: UnsafeCell::new(None), switch: PhantomData }
     }
 
     /// Allocates the region from `System` unless it is there; whether it is. Out of line: once
@@ -203,6 +241,26 @@ impl Arena {
         &mut *self.chunks.get()
     }
 
+    /// [`GlobalAlloc::alloc`] when the current chunk cannot give the block: an empty chunk, or
+    /// `System` (apart, so that the hot path makes no call and saves no registers).
+    ///
+    /// # Safety
+    /// As [`GlobalAlloc::alloc`].
+    #[cold]
+    #[inline(never)]
+    unsafe fn alloc_slow(&self, layout: Layout) -> *mut u8 {
+        // The current chunk had no room (what else [`Chunks::bump`] declines is `System`'s).
+        if S::get().load(Relaxed) && Chunks::fits(layout) {
+            if let Some(c) = self.slot() {
+                let ptr = c.alloc_in_empty_chunk(layout.size().max(1));
+                if !ptr.is_null() {
+                    return ptr;
+                }
+            }
+        }
+        System.alloc(layout)
+    }
+
     /// Whether `ptr` is a block of the region.
     pub fn owns(&self, ptr: *mut u8) -> bool {
         // SAFETY: a shared reference for this call only; no allocator call is under way.
@@ -217,19 +275,16 @@ impl Arena {
 }
 
 // Not inlined: with LTO every allocation site would get a copy (+18 KB of the package).
-unsafe impl GlobalAlloc for Arena {
+unsafe impl<S: Switch> GlobalAlloc for Arena<S> {
     #[inline(never)]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // On only inside a `Scope`, which has made the region ([`Arena::ready`]).
-        if self.on.load(Relaxed) {
-            if let Some(c) = self.slot() {
-                let ptr = c.alloc_or_null(layout);
-                if !ptr.is_null() {
-                    return ptr;
-                }
+        if S::get().load(Relaxed) {
+            if let Some(ptr) = self.slot().as_mut().and_then(|c| c.bump(layout)) {
+                return ptr;
             }
         }
-        System.alloc(layout)
+        self.alloc_slow(layout)
     }
 
     #[inline(never)]
@@ -266,23 +321,23 @@ unsafe impl GlobalAlloc for Arena {
 /// Blocks allocated while a `Scope` lives come from the arena (when it is the global
 /// allocator): the evaluate entry points hold one for the call. Entering makes the region on
 /// first use; when it cannot be had, the arena stays off.
-pub struct Scope<'a> {
-    arena: &'a Arena,
+pub struct Scope<'a, S: Switch = ModuleSwitch> {
+    arena: PhantomData<&'a Arena<S>>,
     was: bool,
 }
 
-impl Scope<'_> {
+impl<S: Switch> Scope<'_, S> {
     #[inline]
-    pub fn enter(arena: &Arena) -> Scope<'_> {
+    pub fn enter(arena: &Arena<S>) -> Scope<'_, S> {
         let on = arena.ready();
-        Scope { arena, was: arena.on.swap(on, Relaxed) }
+        Scope { arena: PhantomData, was: S::get().swap(on, Relaxed) }
     }
 }
 
-impl Drop for Scope<'_> {
+impl<S: Switch> Drop for Scope<'_, S> {
     #[inline]
     fn drop(&mut self) {
-        self.arena.on.store(self.was, Relaxed);
+        S::get().store(self.was, Relaxed);
     }
 }
 
@@ -436,7 +491,13 @@ mod tests {
     #[test]
     fn the_global_allocator_outside_and_inside_a_scope() {
         static ON: AtomicBool = AtomicBool::new(false);
-        let a = Arena::new(&ON);
+        struct TestSwitch;
+        impl Switch for TestSwitch {
+            fn get() -> &'static AtomicBool {
+                &ON
+            }
+        }
+        let a = Arena::<TestSwitch>::new();
         unsafe {
             let outside = a.alloc(l(32, 8));
             assert!(!a.owns(outside));

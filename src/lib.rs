@@ -26,7 +26,7 @@ pub mod wasm;
 pub mod arena;
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
 #[global_allocator]
-static ARENA: arena::Arena = arena::Arena::new(&vap_eval_cel::arena_switch::ON);
+static ARENA: arena::Arena = arena::Arena::new();
 
 /// The standard benchmark's workload (cargo feature `bench`; not in the shipped package).
 #[cfg(feature = "bench")]
