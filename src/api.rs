@@ -1190,8 +1190,12 @@ fn admission_chain(
     use crate::webhook::dispatcher::{dispatch_phase, not_reached, Env};
     use crate::webhook::types::WebhookKind::{Mutating, Validating};
     let hooks = &set.webhooks.configurations;
-    let env =
-        Env { version: set.version, authorizer: set.authorizer(request), reviews: !set.summary() };
+    // The webhooks' authorizer (the request as it came), made only when there are webhooks.
+    let authorizer = match hooks.is_empty() {
+        true => (Value::Null, Value::Null),
+        false => set.authorizer(request),
+    };
+    let env = Env { version: set.version, authorizer, reviews: !set.summary() };
     let cx = crate::admission::matching::MatchContext { request, namespaces, catalog };
     let mutating = dispatch_phase(hooks, Mutating, cx, &env);
     diagnostics.extend(mutating.diagnostics);

@@ -25,6 +25,7 @@ use crate::cel::value::Value;
 use crate::diagnostic::{Diagnostic, SourceRef, Span};
 use serde::Serialize;
 use serde_json::Value as Json;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// What the client receives (spec §1.8, §2).
@@ -84,7 +85,7 @@ pub fn dispatch(
     let object = request.object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
     let old_object = request.old_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
     let own_request_value: std::cell::OnceCell<Json> = std::cell::OnceCell::new();
-    let namespace_stripped: std::cell::OnceCell<Option<Json>> = std::cell::OnceCell::new();
+    let namespace_stripped: std::cell::OnceCell<Option<Cow<'_, Json>>> = std::cell::OnceCell::new();
     let authorizer = std::cell::OnceCell::new();
 
     for (((policy, compiled), param_kind), own_bindings) in
@@ -233,7 +234,7 @@ pub fn dispatch(
             // The same namespace (the request's) for every binding that reaches here.
             let namespace_object = namespace_stripped
                 .get_or_init(|| namespace_json.map(strip_namespace))
-                .as_ref()
+                .as_deref()
                 .map(Value::from_json)
                 .unwrap_or(Value::Null);
             let authz = Some(authorizer.get_or_init(|| set.authorizer(request)).clone());
@@ -496,13 +497,28 @@ fn namespace_not_found(ns: &str) -> Status {
     }
 }
 
-/// `namespaceObject` without the fields the apiserver strips (spec §4.2).
-fn strip_namespace(ns: &Json) -> Json {
+/// The fields of `namespaceObject.metadata` the apiserver strips (spec §4.2).
+const STRIPPED: [&str; 3] = ["managedFields", "ownerReferences", "selfLink"];
+
+/// `namespaceObject` without the fields the apiserver strips: the namespace itself when it has
+/// none of them (no copy per request).
+fn strip_namespace(ns: &Json) -> Cow<'_, Json> {
+    let meta = ns.get("metadata").and_then(Json::as_object);
+    match meta.is_some_and(|m| STRIPPED.iter().any(|k| m.contains_key(*k))) {
+        true => Cow::Owned(stripped_copy(ns)),
+        false => Cow::Borrowed(ns),
+    }
+}
+
+/// [`strip_namespace`]'s copy (out of line: supplied namespaces rarely carry those fields).
+#[cold]
+#[inline(never)]
+fn stripped_copy(ns: &Json) -> Json {
     let mut ns = ns.clone();
     if let Some(meta) = ns.get_mut("metadata").and_then(Json::as_object_mut) {
-        meta.remove("managedFields");
-        meta.remove("ownerReferences");
-        meta.remove("selfLink");
+        for k in STRIPPED.iter() {
+            meta.remove(*k);
+        }
     }
     ns
 }
@@ -627,4 +643,28 @@ pub(crate) fn position_issue(
         _ => {}
     }
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn namespace_object_strips_only_what_the_apiserver_strips() {
+        let plain: Json = serde_json::from_str(
+            r#"{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a","labels":{"x":"y"}}}"#,
+        )
+        .unwrap();
+        assert!(matches!(strip_namespace(&plain), Cow::Borrowed(v) if *v == plain));
+        let full: Json = serde_json::from_str(
+            r#"{"kind":"Namespace","metadata":{"name":"a","managedFields":[{"manager":"m"}],"uid":"u","ownerReferences":[],"selfLink":"/x","labels":{}}}"#,
+        )
+        .unwrap();
+        let stripped = strip_namespace(&full);
+        // The keys left in the order the removals leave them (a map removal moves the last key).
+        let keys: Vec<&str> =
+            stripped["metadata"].as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        assert_eq!(keys, ["name", "labels", "uid"]);
+        assert!(matches!(stripped, Cow::Owned(_)));
+    }
 }

@@ -215,7 +215,7 @@ fn run<'a>(c: &Compiled, act: &Act<'_, 'a>, remaining: &mut u64) -> Step<'a> {
 fn expr_trace(name: Option<&str>, c: &Compiled, step: &Step<'_>) -> ExprResult {
     let mut r = ExprResult {
         name: name.map(str::to_string),
-        expression: c.source.to_string(),
+        expression: String::from(&*c.source),
         evaluated: true,
         ..ExprResult::default()
     };
@@ -297,6 +297,7 @@ pub fn validate(
     let act = Act::new(bound, &compiled.variables, true, false);
     let mut remaining = RUNTIME_CEL_COST_BUDGET;
     let mut outcomes = Vec::with_capacity(compiled.validations.len());
+    trace.validations.reserve_exact(compiled.validations.len());
     for (i, v) in compiled.validations.iter().enumerate() {
         let step = run(&v.expression, &act, &mut remaining);
         let mut r = ValidationResult {
@@ -304,7 +305,8 @@ pub fn validate(
             expression: if bound.summary() {
                 String::new()
             } else {
-                v.expression.source.to_string()
+                // Not `to_string`: no formatter for a copy.
+                String::from(&*v.expression.source)
             },
             cost: 0,
             ..ValidationResult::default()
@@ -393,7 +395,11 @@ pub fn validate(
         let step = run(c, &act, &mut remaining);
         let mut r = AuditResult {
             key: key.clone(),
-            value_expression: if bound.summary() { String::new() } else { c.source.to_string() },
+            value_expression: if bound.summary() {
+                String::new()
+            } else {
+                String::from(&*c.source)
+            },
             ..AuditResult::default()
         };
         let outcome = match &step {
@@ -450,7 +456,7 @@ fn variable_trace(act: &Act<'_, '_>) -> Vec<ExprResult> {
         .map(|(i, v)| {
             let mut r = ExprResult {
                 name: Some(v.name.clone()),
-                expression: v.compiled.source.to_string(),
+                expression: String::from(&*v.compiled.source),
                 ..ExprResult::default()
             };
             match cache.get(i).and_then(|c| c.as_ref()) {
