@@ -20,7 +20,7 @@ use super::policy_set::{PolicySet, UnboundPolicies};
 use super::request::{request_cel_value, AdmissionRequest};
 use super::trace::{BindingTrace, ParamEvaluation, ParamRefTrace, PolicyTrace};
 use super::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
-use super::validator::{validate, Bound, RequestValue};
+use super::validator::{validate, Authorizer, Bound, RequestValue};
 use crate::cel::value::Value;
 use crate::diagnostic::{Diagnostic, SourceRef, Span};
 use serde::Serialize;
@@ -87,6 +87,7 @@ pub fn dispatch(
     let own_request_value: std::cell::OnceCell<Json> = std::cell::OnceCell::new();
     let namespace_stripped: std::cell::OnceCell<Option<Cow<'_, Json>>> = std::cell::OnceCell::new();
     let authorizer = std::cell::OnceCell::new();
+    let make_authorizer = || set.authorizer(request);
 
     for (((policy, compiled), param_kind), own_bindings) in
         manifests.policies.iter().zip(&set.compiled).zip(&set.param_kinds).zip(&set.policy_bindings)
@@ -237,7 +238,6 @@ pub fn dispatch(
                 .as_deref()
                 .map(Value::from_json)
                 .unwrap_or(Value::Null);
-            let authz = Some(authorizer.get_or_init(|| set.authorizer(request)).clone());
 
             let evaluations: Vec<(Option<ParamRefTrace>, Value<'_>)> = match &params {
                 Params::Undeclared | Params::Null => vec![(None, Value::Null)],
@@ -258,7 +258,7 @@ pub fn dispatch(
                     params: params_value,
                     request: RequestValue::Lazy { cell: request_cell, make: &make_request },
                     namespace_object: namespace_object.clone(),
-                    authorizer: authz.clone(),
+                    authorizer: Authorizer::Lazy { cell: &authorizer, make: &make_authorizer },
                     summary_trace: set.summary(),
                 };
                 let outcome = validate(p, compiled, &bound);

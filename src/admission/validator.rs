@@ -36,8 +36,8 @@ pub struct Bound<'a> {
     pub params: Value<'a>,
     pub request: RequestValue<'a>,
     pub namespace_object: Value<'a>,
-    /// `authorizer` and `authorizer.requestResource`; `None` when no authorizer is available.
-    pub authorizer: Option<(Value<'a>, Value<'a>)>,
+    /// `authorizer` and `authorizer.requestResource`.
+    pub authorizer: Authorizer<'a>,
     /// [`PolicySet::summary_trace`](super::policy_set::PolicySet::summary_trace): the trace
     /// keeps decisions, errors and actions only (no expression texts, values or variables).
     pub summary_trace: bool,
@@ -57,6 +57,40 @@ impl<'a> RequestValue<'a> {
             RequestValue::Ready(v) => v.clone(),
             RequestValue::Lazy { cell, make } => Value::from_json(cell.get_or_init(make)),
         }
+    }
+}
+
+/// The pair made by [`PolicySet::authorizer`](super::policy_set::PolicySet::authorizer).
+pub type AuthorizerPair = (Value<'static>, Value<'static>);
+
+/// `authorizer` and `authorizer.requestResource`: none available, the values, or the values
+/// made on their first read (most policies never read them; making them copies the user's
+/// info and the request's resource).
+pub enum Authorizer<'a> {
+    None,
+    Ready((Value<'a>, Value<'a>)),
+    Lazy { cell: &'a OnceCell<AuthorizerPair>, make: &'a (dyn Fn() -> AuthorizerPair + 'a) },
+}
+
+impl<'a> Authorizer<'a> {
+    /// `authorizer` (`second`: `authorizer.requestResource`).
+    #[inline(never)]
+    fn get(&self, second: bool) -> Option<Value<'a>> {
+        let (a, r) = match self {
+            Authorizer::None => return None,
+            Authorizer::Ready((a, r)) => (a, r),
+            Authorizer::Lazy { cell, make } => {
+                let (a, r) = cell.get_or_init(make);
+                (a, r)
+            }
+        };
+        Some(if second { r.clone() } else { a.clone() })
+    }
+}
+
+impl<'a> From<Option<(Value<'a>, Value<'a>)>> for Authorizer<'a> {
+    fn from(v: Option<(Value<'a>, Value<'a>)>) -> Self {
+        v.map_or(Authorizer::None, Authorizer::Ready)
     }
 }
 
@@ -116,10 +150,8 @@ impl<'v, 'a> Activation<'a> for Act<'v, 'a> {
             var::NAMESPACE_OBJECT => {
                 Some(if self.namespace_null { Value::Null } else { b.namespace_object.clone() })
             }
-            var::AUTHORIZER if self.with_authorizer => b.authorizer.as_ref().map(|a| a.0.clone()),
-            var::REQUEST_RESOURCE_AUTHORIZER if self.with_authorizer => {
-                b.authorizer.as_ref().map(|a| a.1.clone())
-            }
+            var::AUTHORIZER if self.with_authorizer => b.authorizer.get(false),
+            var::REQUEST_RESOURCE_AUTHORIZER if self.with_authorizer => b.authorizer.get(true),
             _ => None,
         }
     }

@@ -573,7 +573,7 @@ fn validate_cel(
             params: param.as_ref().map(Value::from_json).unwrap_or(Value::Null),
             request: RequestValue::Ready(Value::from_json(&b.request)),
             namespace_object: ns_v.clone(),
-            authorizer: authz.clone(),
+            authorizer: authz.clone().into(),
             summary_trace: cx.set.summary(),
         };
         let out = validate(vap, compiled, &bound);
