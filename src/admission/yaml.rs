@@ -266,6 +266,14 @@ pub fn parse_json_object(text: &str) -> Option<Value> {
     vap_eval_json::read(text, MAX_DEPTH)
 }
 
+/// [`parse_json_object`], telling `schema` what it reads ([`vap_eval_json::read_with`]).
+pub fn parse_json_object_with(text: &str, schema: &mut dyn vap_eval_json::Schema) -> Option<Value> {
+    if !text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{') {
+        return None;
+    }
+    vap_eval_json::read_with(text, MAX_DEPTH, Some(schema))
+}
+
 /// The value at `path` in `text`, a text [`parse_json_object`] accepted, read without parsing
 /// the rest: the members and elements before it are skipped over, and only the value found is
 /// parsed. What [`crate::objects`] needs to report a change's value as given, instead of

@@ -16,7 +16,9 @@
 //!    are in canonical form.
 //!
 //! Steps 2 and 3 are one visit of each struct ([`Walk::finish`]), with the results of two
-//! passes.
+//! passes. Step 1 is skipped for an object given as JSON text whose reading found nothing for
+//! it to do ([`Check`], [`super::read_object`]): every key a field, no `null`, every value of
+//! its field's JSON type and in its canonical form (a request object nearly always).
 //!
 //! While decoding, the object holds Go values in JSON form: a key is absent for a nil pointer,
 //! slice or map and for a scalar holding its zero value.
@@ -811,10 +813,13 @@ impl<'m> Walk<'m> {
         self.path.pop();
     }
 
-    /// Normalise a whole object of root type `root`.
-    pub fn object(&mut self, v: &mut Json, root: &str) {
+    /// Normalise a whole object of root type `root`; `decoded`: decoding it would do nothing
+    /// ([`Check`]).
+    pub fn object(&mut self, v: &mut Json, root: &str, decoded: bool) {
         let ty = self.model.index(root);
-        self.decode(v, b"@", ty);
+        if !decoded {
+            self.decode(v, b"@", ty);
+        }
         self.finish(v, b"@", ty, true);
         self.events.append(&mut self.encoded);
     }
@@ -1340,6 +1345,132 @@ impl<'m> Walk<'m> {
     }
 }
 
+/// The decoding checked while the object's text is read ([`super::read_object`]): whether
+/// [`Walk::decode`] would do nothing to the value read — no field the type does not declare, no
+/// `null`, every value of its field's JSON type and already in its canonical form — so that the
+/// walk need not run. A sufficient test, not an exact one: anything it is not sure of (any
+/// `null`, a value the decoder changes or rejects) makes the object unchecked, and the decoder
+/// then runs as on any other object.
+pub struct Check<'m> {
+    walk: Walk<'m>,
+    /// The open collections.
+    stack: Vec<Frame>,
+    /// The shape (without pointers) and type of the next value; an empty shape where the
+    /// decoder does not look.
+    next: (&'static [u8], Option<usize>),
+    /// Nothing found so far that the decoder would change or report.
+    pub clean: bool,
+}
+
+/// An open collection of [`Check`]: a struct, or the shape (and type below) of a list's or
+/// map's elements (empty: not looked into).
+#[derive(Clone, Copy)]
+enum Frame {
+    Struct(&'static Plan),
+    Elements(&'static [u8], Option<usize>),
+}
+
+/// A shape without its pointers (the decoder goes through them).
+#[inline(always)]
+fn deref(mut shape: &'static [u8]) -> &'static [u8] {
+    while let [b'*', rest @ ..] = shape {
+        shape = rest;
+    }
+    shape
+}
+
+impl<'m> Check<'m> {
+    pub fn new(model: &'m Model, version: KubeVersion, root: &str) -> Self {
+        Check {
+            walk: Walk::new(model, version, ""),
+            stack: Vec::with_capacity(16),
+            next: (b"@", model.index(root)),
+            clean: true,
+        }
+    }
+
+    /// [`Schema::value`](vap_eval_json::Schema::value) past its common cases.
+    fn leaf(shape: &[u8], v: &Json) -> bool {
+        match (shape, v) {
+            _ if settled(shape, v) => true,
+            ([b'y'], Json::String(s)) => crate::webhook::types::base64_error(s).is_none(),
+            ([b'f'], Json::Number(n)) => !n.is_i64() && !n.is_u64(),
+            ([b'q'], Json::String(s)) => canonical_quantity(s.trim(), Some(s)) == Ok(None),
+            ([c @ (b't' | b'u')], Json::String(s)) => {
+                canonical_time(s, *c == b'u').is_some_and(|t| t == *s)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl vap_eval_json::Schema for Check<'_> {
+    fn open(&mut self, object: bool) {
+        if !self.clean {
+            return;
+        }
+        let (shape, ty) = self.next;
+        let frame = match (shape, object) {
+            // Not entered: no shape, raw JSON, a struct without a plan.
+            ([] | [b'r', ..], _) => Frame::Elements(b"", None),
+            ([b'@', ..], true) => match ty.and_then(|i| self.walk.plan(i)) {
+                Some(plan) => Frame::Struct(plan),
+                None => Frame::Elements(b"", None),
+            },
+            ([b'{', rest @ ..], true) | ([b'[', rest @ ..], false) => {
+                Frame::Elements(deref(rest), ty)
+            }
+            _ => {
+                self.clean = false;
+                return;
+            }
+        };
+        if let Frame::Elements(shape, ty) = frame {
+            self.next = (shape, ty);
+        }
+        self.stack.push(frame);
+    }
+
+    fn key(&mut self, key: &str) {
+        if !self.clean {
+            return;
+        }
+        if let Some(Frame::Struct(plan)) = self.stack.last() {
+            let field = plan.find(key).and_then(|i| Some((plan.fields.get(i)?, i)));
+            match field {
+                Some((f, i)) => {
+                    self.next = (deref(f.shape.as_bytes()), plan.child.get(i).copied().flatten())
+                }
+                None => self.clean = false,
+            }
+        }
+    }
+
+    fn value(&mut self, v: &Json) {
+        if !self.clean {
+            return;
+        }
+        self.clean = match (self.next.0, v) {
+            (_, Json::Null) => false,
+            ([] | [b'r', ..], _) => true,
+            ([b's' | b'd' | b'x'], Json::String(_)) | ([b'b'], Json::Bool(_)) => true,
+            ([b'@' | b'{', ..], Json::Object(m)) => m.is_empty(),
+            ([b'[', ..], Json::Array(a)) => a.is_empty(),
+            (shape, v) => Self::leaf(shape, v),
+        };
+    }
+
+    fn close(&mut self) {
+        if !self.clean {
+            return;
+        }
+        self.stack.pop();
+        if let Some(Frame::Elements(shape, ty)) = self.stack.last() {
+            self.next = (shape, *ty);
+        }
+    }
+}
+
 /// Whether a quantity's text is a whole number of milli units or of a coarser unit (digits and
 /// a decimal or binary suffix, `m` included, no fraction or exponent): `RoundUp(-3)` leaves such
 /// a quantity as it is. The decoder has already written every quantity in its canonical form.
@@ -1357,6 +1488,87 @@ fn milli_or_coarser(s: &str) -> bool {
 mod tests {
     use super::milli_or_coarser;
     use vap_eval_k8s::library::quantity::Quantity;
+
+    /// An object the reader found nothing to decode in ([`super::Check`]) normalises as the
+    /// decoder's walk would; anything it is unsure of leaves the walk to run.
+    #[test]
+    fn checked_objects_normalise_as_decoded_ones() {
+        use crate::environment::KubeVersion;
+        let pod = |spec: &str| {
+            format!(
+                r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","creationTimestamp":"2025-03-14T09:26:53Z","labels":{{"a":"b"}}}},"spec":{spec}}}"#
+            )
+        };
+        let containers = |c: &str| pod(&format!(r#"{{"containers":[{c}]}}"#));
+        let cases = [
+            (
+                containers(
+                    r#"{"name":"a","image":"b","resources":{"limits":{"cpu":"100m","memory":"128Mi"}}}"#,
+                ),
+                true,
+            ),
+            (containers(r#"{"name":"a","ports":[{"containerPort":80}],"args":["x"]}"#), true),
+            (pod(r#"{"containers":[],"x":1}"#), false),
+            (pod(r#"{"containers":null}"#), false),
+            (containers(r#"{"name":"a","resources":{"limits":{"cpu":"0.5"}}}"#), false),
+            (containers(r#"{"name":"a","resources":{"limits":{"cpu":100}}}"#), false),
+            (containers(r#"{"name":"a","ports":[{"containerPort":3000000000}]}"#), false),
+            (containers(r#"{"name":"a","ports":[{"containerPort":"80"}]}"#), false),
+            (containers(r#"{"name":"a","args":[null]}"#), false),
+            (containers(r#"{"name":1}"#), false),
+            (containers(r#"{"name":{}}"#), false),
+            (containers(r#"{"name":"a","env":{}}"#), false),
+            (pod(r#"{"containers":[],"overhead":{"cpu":" 1 "}}"#), false),
+            (pod(r#"{"containers":[],"terminationGracePeriodSeconds":30}"#), true),
+            (pod(r#"{"containers":[],"activeDeadlineSeconds":9000000000}"#), true),
+            (pod(r#"{"containers":[],"hostNetwork":true,"nodeSelector":{}}"#), true),
+            (pod(r#"{"containers":[],"hostNetwork":"yes"}"#), false),
+            (pod(r#"{"containers":[]},"status":{"startTime":"2025-01-01T00:00:00+01:00"}"#), false),
+            (pod(r#"{"containers":[]},"status":{"startTime":"2025-01-01T00:00:00Z"}"#), true),
+            (r#"{"apiVersion":"v1","kind":"Secret","data":{"k":"aGVsbG8="}}"#.to_string(), true),
+            (r#"{"apiVersion":"v1","kind":"Secret","data":{"k":"!!"}}"#.to_string(), false),
+            (
+                r#"{"kind":"Pod","apiVersion":"v1","spec":{"containers":[{"name":"a"}]}}"#
+                    .to_string(),
+                true,
+            ),
+            (
+                r#"{"apiVersion":"example.com/v1","kind":"Thing","spec":{"x":null}}"#.to_string(),
+                false,
+            ),
+            (r#"{"apiVersion":"v1","kind":"Pod","metadata":{}}"#.to_string(), true),
+        ];
+        for (text, clean) in &cases {
+            for minor in [30, 33, 37] {
+                let version = KubeVersion::new(minor);
+                let mut a = crate::admission::yaml::parse_json_object(text).unwrap();
+                let ra = super::super::normalize_json(&mut a, text, version, &[], "object");
+                let (mut b, decoded) = super::super::read_object(text, version).unwrap();
+                assert_eq!(decoded.is_some(), *clean, "{text}");
+                let rb = super::super::normalize_json_decoded(
+                    &mut b,
+                    text,
+                    decoded,
+                    version,
+                    &[],
+                    "object",
+                );
+                assert_eq!(a.to_string(), b.to_string(), "{text}");
+                assert_eq!(ra.changes, rb.changes, "{text}");
+                assert_eq!(ra.diagnostics, rb.diagnostics, "{text}");
+                assert_eq!(ra.unknown_fields, rb.unknown_fields, "{text}");
+                assert_eq!(
+                    ra.decode_error.map(|e| e.message),
+                    rb.decode_error.map(|e| e.message),
+                    "{text}"
+                );
+            }
+        }
+        // Texts the reader declines stay declined.
+        for text in ["[1]", "{\"a\": 1.5}", "{\"a\": 1, \"a\": 2}", " x"] {
+            assert!(super::super::read_object(text, KubeVersion::new(33)).is_none());
+        }
+    }
 
     /// The shortcut is only taken where `RoundUp(-3)` gives the quantity's own canonical text
     /// back (core/v1 SetDefaults_ResourceList), and never where it changes the value.

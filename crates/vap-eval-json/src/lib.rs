@@ -9,6 +9,10 @@
 //! is unescaped in a buffer reused for the whole text), integers are read directly. No
 //! recursion: the depth is bounded by the limit, not by the stack.
 //!
+//! [`read_with`] is the same reading, telling a [`Schema`] each token as it goes: vap-eval
+//! checks a request object against its Go type while it is read, instead of walking the tree
+//! afterwards.
+//!
 //! Its own crate so that the package's wasm profile can build it for speed (Cargo.toml's
 //! `[profile.wasm.package.vap-eval-json]`) where vap-eval itself is built for size.
 //!
@@ -29,6 +33,32 @@ use std::{fmt, ptr};
 /// numbers are int64, no object repeats a key and collections nest at most `max_depth` deep;
 /// `None` otherwise (see the crate).
 pub fn read(text: &str, max_depth: usize) -> Option<Value> {
+    read_with(text, max_depth, None)
+}
+
+/// What a [`Schema`] is told of a text [`read_with`] reads, in the text's order: the tokens
+/// only, not where they are (the schema keeps its own stack of the open collections).
+pub trait Schema {
+    /// A collection opens (an object when `object`) with at least one member or element; it
+    /// is the value of the last key, an element of the array open, or the root.
+    fn open(&mut self, object: bool);
+    /// The key of the next member of the object open.
+    fn key(&mut self, key: &str);
+    /// A scalar, or an empty object or array, at the same place as [`Schema::open`]'s.
+    fn value(&mut self, value: &Value);
+    /// The collection last opened closes.
+    fn close(&mut self);
+}
+
+/// [`read`], telling `schema` what it reads (the request fast path checks an object against
+/// its type as it reads it). One copy of the reader for both: a schema is a `dyn` call per
+/// token, and without one a branch.
+#[inline(never)]
+pub fn read_with(
+    text: &str,
+    max_depth: usize,
+    mut schema: Option<&mut dyn Schema>,
+) -> Option<Value> {
     let b = text.as_bytes();
     let mut scratch = String::new();
     // Finished values of the open collections, the keys of the open objects, and for each
@@ -45,6 +75,9 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
     loop {
         if member {
             i = key(text, i, &mut keys, &mut scratch)?;
+            if let (Some(s), Some(k)) = (schema.as_deref_mut(), keys.last()) {
+                s.key(k);
+            }
         }
         // A value starts at `i`; it is pushed onto `values` where it is made (not moved there
         // from a local afterwards).
@@ -66,11 +99,17 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
                     (b'{', _) => {
                         open.push((values.len(), Some(keys.len())));
                         member = true;
+                        if let Some(s) = schema.as_deref_mut() {
+                            s.open(true);
+                        }
                         continue;
                     }
                     _ => {
                         open.push((values.len(), None));
                         member = false;
+                        if let Some(s) = schema.as_deref_mut() {
+                            s.open(false);
+                        }
                         continue;
                     }
                 }
@@ -98,6 +137,9 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
                 values.push(Value::Number(n));
             }
         }
+        if let (Some(s), Some(v)) = (schema.as_deref_mut(), values.last()) {
+            s.value(v);
+        }
         // The value on top of `values` is complete: it ends the text, or its collection goes on
         // or closes (and is then the complete value on top).
         loop {
@@ -123,6 +165,9 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
             }
             i += 1;
             open.pop();
+            if let Some(s) = schema.as_deref_mut() {
+                s.close();
+            }
         }
     }
 }
