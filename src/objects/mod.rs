@@ -238,7 +238,7 @@ pub struct Normalized {
 /// for `version`. `label` names the object in changes and diagnostics (`object`, `oldObject`,
 /// `ConfigMap default/params`). `crds` are the supplied CustomResourceDefinitions.
 pub fn normalize(value: &mut Json, version: KubeVersion, crds: &[Json], label: &str) -> Normalized {
-    normalize_with(value, Some(Given::Copy), version, crds, label)
+    normalize_with(value, Some(Given::Copy), None, version, crds, label)
 }
 
 /// [`normalize`] without the list of changes (`changes` stays empty): the same object and
@@ -249,7 +249,7 @@ pub fn normalize_unlisted(
     crds: &[Json],
     label: &str,
 ) -> Normalized {
-    normalize_with(value, None, version, crds, label)
+    normalize_with(value, None, None, version, crds, label)
 }
 
 /// [`normalize`] of the value of `text`, a JSON text the request fast path parsed
@@ -262,7 +262,7 @@ pub fn normalize_json(
     crds: &[Json],
     label: &str,
 ) -> Normalized {
-    normalize_with(value, Some(Given::Text(text)), version, crds, label)
+    normalize_with(value, Some(Given::Text(text)), None, version, crds, label)
 }
 
 /// An object read from its JSON text with its decoding checked ([`read_object`]): decoding it
@@ -293,7 +293,7 @@ pub fn read_object(text: &str, version: KubeVersion) -> Option<(Json, Option<Dec
     };
     let Some(root) = root else { return parse_json_object(text).map(|v| (v, None)) };
     let mut check = gojson::Check::new(model, version, root);
-    let v = crate::admission::yaml::parse_json_object_with(text, &mut check)?;
+    let v = crate::admission::yaml::parse_json_object_with(text, Some(&mut check))?;
     Some((v, check.clean.then_some(Decoded { version, root })))
 }
 
@@ -306,7 +306,7 @@ pub fn normalize_json_decoded(
     crds: &[Json],
     label: &str,
 ) -> Normalized {
-    normalize_at(value, Some(Given::Text(text)), decoded, version, crds, label)
+    normalize_with(value, Some(Given::Text(text)), decoded, version, crds, label)
 }
 
 /// Where the changes' values as given come from; no changes are listed without it.
@@ -317,18 +317,8 @@ enum Given<'t> {
     Text(&'t str),
 }
 
+/// `decoded`: what [`read_object`] found reading the value.
 fn normalize_with(
-    value: &mut Json,
-    given: Option<Given<'_>>,
-    version: KubeVersion,
-    crds: &[Json],
-    label: &str,
-) -> Normalized {
-    normalize_at(value, given, None, version, crds, label)
-}
-
-/// [`normalize_with`]; `decoded`: what [`read_object`] found reading the value.
-fn normalize_at(
     value: &mut Json,
     given: Option<Given<'_>>,
     decoded: Option<Decoded>,
