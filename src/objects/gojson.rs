@@ -606,6 +606,18 @@ fn canonical_quantity(text: &str, given: Option<&str>) -> Result<Option<String>,
     Ok(out)
 }
 
+/// `s` is what [`canonical_time`] writes for it, checked without writing it: the form it
+/// writes (`Z`, whole seconds or six fraction digits), and a time it reads. Most times in an
+/// object are so (writing one was most of decoding it).
+fn is_canonical_time(s: &str, micro: bool) -> bool {
+    let b = s.as_bytes();
+    let (len, fraction) = if micro { (27, Some(&b'.')) } else { (20, Some(&b'Z')) };
+    b.len() == len
+        && b.get(19) == fraction
+        && b.last() == Some(&b'Z')
+        && crate::cel::stdlib::time::parse_rfc3339(s).is_some()
+}
+
 /// metav1.Time: RFC 3339 in UTC, whole seconds; MicroTime: six fraction digits.
 fn canonical_time(s: &str, micro: bool) -> Option<String> {
     let t = crate::cel::stdlib::time::parse_rfc3339(s)?;
@@ -919,6 +931,7 @@ impl<'m> Walk<'m> {
                     Err(e) => self.fail(true, true, e),
                 }
             }
+            (b't' | b'u', Json::String(s)) if is_canonical_time(s, c == b'u') => {}
             (b't' | b'u', Json::String(s)) => match canonical_time(s, c == b'u') {
                 Some(t) => {
                     if *s != t {
@@ -1396,9 +1409,7 @@ impl<'m> Check<'m> {
             _ if settled(shape, v) => true,
             ([b'y'], Json::String(s)) => crate::webhook::types::base64_error(s).is_none(),
             ([b'q'], Json::String(s)) => canonical_quantity(s.trim(), Some(s)) == Ok(None),
-            ([c @ (b't' | b'u')], Json::String(s)) => {
-                canonical_time(s, *c == b'u').is_some_and(|t| t == *s)
-            }
+            ([c @ (b't' | b'u')], Json::String(s)) => is_canonical_time(s, *c == b'u'),
             _ => false,
         }
     }
@@ -1487,6 +1498,38 @@ fn milli_or_coarser(s: &str) -> bool {
 mod tests {
     use super::milli_or_coarser;
     use vap_eval_k8s::library::quantity::Quantity;
+
+    /// A time's text is found canonical exactly when [`super::canonical_time`] gives it back.
+    #[test]
+    fn canonical_times_are_found_without_writing_them() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut pick = |options: &[&str]| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            options[(x % options.len() as u64) as usize].to_string()
+        };
+        let mut canonical = 0;
+        for _ in 0..40_000 {
+            let year =
+                pick(&["0000", "0001", "1900", "2000", "2024", "2025", "2100", "9999", "20x5"]);
+            let month = pick(&["00", "01", "02", "04", "11", "12", "13", "1"]);
+            let day = pick(&["00", "01", "28", "29", "30", "31", "32", "9"]);
+            let h = pick(&["00", "09", "23", "24", "7"]);
+            let m = pick(&["00", "59", "60"]);
+            let sec = pick(&["00", "59", "60"]);
+            let frac = pick(&["", "", ".000000", ".123456", ".5", ".1234567", ".12a456", "."]);
+            let zone = pick(&["Z", "Z", "+00:00", "-01:30", "z", ""]);
+            let sep = pick(&["T", "T", "T", "t", " "]);
+            let t = format!("{year}-{month}-{day}{sep}{h}:{m}:{sec}{frac}{zone}");
+            for micro in [false, true] {
+                let written = super::canonical_time(&t, micro).as_deref() == Some(t.as_str());
+                assert_eq!(super::is_canonical_time(&t, micro), written, "{t} {micro}");
+                canonical += usize::from(written);
+            }
+        }
+        assert!(canonical > 100, "{canonical}");
+    }
 
     /// An object the reader found nothing to decode in ([`super::Check`]) normalises as the
     /// decoder's walk would; anything it is unsure of leaves the walk to run.
