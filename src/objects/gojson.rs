@@ -1368,9 +1368,8 @@ pub struct Check<'m> {
     walk: Walk<'m>,
     /// The open collections.
     stack: Vec<Frame>,
-    /// The shape (without pointers) and type of the next value; an empty shape where the
-    /// decoder does not look.
-    next: (&'static [u8], Option<usize>),
+    /// The root's type.
+    root: Option<usize>,
     /// Nothing found so far that the decoder would change or report.
     pub clean: bool,
 }
@@ -1392,20 +1391,43 @@ fn deref(mut shape: &'static [u8]) -> &'static [u8] {
     shape
 }
 
+/// A value with members or elements: the reader opened and closed it ([`Check`] checked it
+/// then).
+#[inline(always)]
+fn opened(v: &Json) -> bool {
+    match v {
+        Json::Object(m) => !m.is_empty(),
+        Json::Array(a) => !a.is_empty(),
+        _ => false,
+    }
+}
+
 impl<'m> Check<'m> {
     pub fn new(model: &'m Model, version: KubeVersion, root: &str) -> Self {
         Check {
             walk: Walk::new(model, version, ""),
             stack: Vec::with_capacity(16),
-            next: (b"@", model.index(root)),
+            root: model.index(root),
             clean: true,
         }
     }
 
-    /// [`Schema::value`](vap_eval_json::Schema::value) past its common cases (the reader's
+    /// The shape (without pointers) and type of field `key` of `plan`'s struct; `None` for a
+    /// key it does not declare.
+    #[inline(always)]
+    fn field(plan: &Plan, key: &str) -> Option<(&'static [u8], Option<usize>)> {
+        let i = plan.find(key)?;
+        Some((deref(plan.fields.get(i)?.shape.as_bytes()), plan.child.get(i).copied().flatten()))
+    }
+
+    /// Decoding the scalar (or empty collection) `v` as `shape` would do nothing (the reader's
     /// numbers are all integers: a float field's value is never left as it is).
     fn leaf(shape: &[u8], v: &Json) -> bool {
         match (shape, v) {
+            (_, Json::Null) => false,
+            ([] | [b'r', ..], _) => true,
+            ([b'@' | b'{', ..], Json::Object(m)) => m.is_empty(),
+            ([b'[', ..], Json::Array(a)) => a.is_empty(),
             _ if settled(shape, v) => true,
             ([b'y'], Json::String(s)) => crate::webhook::types::base64_error(s).is_none(),
             ([b'q'], Json::String(s)) => canonical_quantity(s.trim(), Some(s)) == Ok(None),
@@ -1416,19 +1438,24 @@ impl<'m> Check<'m> {
 }
 
 impl vap_eval_json::Schema for Check<'_> {
-    fn open(&mut self, object: bool) {
+    fn open(&mut self, key: Option<&str>, object: bool) {
         if !self.clean {
             return;
         }
-        let (shape, ty) = self.next;
-        let frame = match (shape, object) {
+        let at = match (self.stack.last(), key) {
+            (None, _) => Some((b"@".as_slice(), self.root)),
+            (Some(Frame::Struct(plan)), Some(key)) => Self::field(plan, key),
+            (Some(Frame::Elements(shape, ty)), _) => Some((*shape, *ty)),
+            (Some(Frame::Struct(_)), None) => None,
+        };
+        let frame = match at.map(|(shape, ty)| (shape, ty, object)) {
             // Not entered: no shape, raw JSON, a struct without a plan.
-            ([] | [b'r', ..], _) => Frame::Elements(b"", None),
-            ([b'@', ..], true) => match ty.and_then(|i| self.walk.plan(i)) {
+            Some(([] | [b'r', ..], _, _)) => Frame::Elements(b"", None),
+            Some(([b'@', ..], ty, true)) => match ty.and_then(|i| self.walk.plan(i)) {
                 Some(plan) => Frame::Struct(plan),
                 None => Frame::Elements(b"", None),
             },
-            ([b'{', rest @ ..], true) | ([b'[', rest @ ..], false) => {
+            Some(([b'{', rest @ ..], ty, true) | ([b'[', rest @ ..], ty, false)) => {
                 Frame::Elements(deref(rest), ty)
             }
             _ => {
@@ -1436,48 +1463,23 @@ impl vap_eval_json::Schema for Check<'_> {
                 return;
             }
         };
-        if let Frame::Elements(shape, ty) = frame {
-            self.next = (shape, ty);
-        }
         self.stack.push(frame);
     }
 
-    fn key(&mut self, key: &str) {
+    fn close(&mut self, keys: &[String], values: &[Json]) {
         if !self.clean {
             return;
         }
-        if let Some(Frame::Struct(plan)) = self.stack.last() {
-            let field = plan.find(key).and_then(|i| Some((plan.fields.get(i)?, i)));
-            match field {
-                Some((f, i)) => {
-                    self.next = (deref(f.shape.as_bytes()), plan.child.get(i).copied().flatten())
-                }
-                None => self.clean = false,
+        self.clean = match self.stack.pop() {
+            Some(Frame::Struct(plan)) => keys.iter().zip(values).all(|(k, v)| {
+                opened(v) || Self::field(plan, k).is_some_and(|(shape, _)| Self::leaf(shape, v))
+            }),
+            Some(Frame::Elements([], _)) => true,
+            Some(Frame::Elements(shape, _)) => {
+                values.iter().all(|v| opened(v) || Self::leaf(shape, v))
             }
-        }
-    }
-
-    fn value(&mut self, v: &Json) {
-        if !self.clean {
-            return;
-        }
-        self.clean = match (self.next.0, v) {
-            (_, Json::Null) => false,
-            ([] | [b'r', ..], _) => true,
-            ([b'@' | b'{', ..], Json::Object(m)) => m.is_empty(),
-            ([b'[', ..], Json::Array(a)) => a.is_empty(),
-            (shape, v) => Self::leaf(shape, v),
+            None => false,
         };
-    }
-
-    fn close(&mut self) {
-        if !self.clean {
-            return;
-        }
-        self.stack.pop();
-        if let Some(Frame::Elements(shape, ty)) = self.stack.last() {
-            self.next = (shape, *ty);
-        }
     }
 }
 

@@ -9,9 +9,9 @@
 //! is unescaped in a buffer reused for the whole text), integers are read directly. No
 //! recursion: the depth is bounded by the limit, not by the stack.
 //!
-//! [`read_with`] is the same reading, telling a [`Schema`] each token as it goes: vap-eval
-//! checks a request object against its Go type while it is read, instead of walking the tree
-//! afterwards.
+//! [`read_with`] is the same reading, telling a [`Schema`] each collection as it opens and,
+//! with its members, as it closes: vap-eval checks a request object against its Go type while
+//! it is read, instead of walking the tree afterwards.
 //!
 //! Its own crate so that the package's wasm profile can build it for speed (Cargo.toml's
 //! `[profile.wasm.package.vap-eval-json]`) where vap-eval itself is built for size.
@@ -36,23 +36,21 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
     read_with(text, max_depth, None)
 }
 
-/// What a [`Schema`] is told of a text [`read_with`] reads, in the text's order: the tokens
-/// only, not where they are (the schema keeps its own stack of the open collections).
+/// What a [`Schema`] is told of a text [`read_with`] reads: each collection with members or
+/// elements as it opens and, when it closes, its members (the schema keeps its own stack of the
+/// open collections). A root that is a scalar or empty is not told.
 pub trait Schema {
-    /// A collection opens (an object when `object`) with at least one member or element; it
-    /// is the value of the last key, an element of the array open, or the root.
-    fn open(&mut self, object: bool);
-    /// The key of the next member of the object open.
-    fn key(&mut self, key: &str);
-    /// A scalar, or an empty object or array, at the same place as [`Schema::open`]'s.
-    fn value(&mut self, value: &Value);
-    /// The collection last opened closes.
-    fn close(&mut self);
+    /// A collection opens (an object when `object`): the value of the member `key` of the
+    /// object open, an element of the array open (`None`), or the root (`None`).
+    fn open(&mut self, key: Option<&str>, object: bool);
+    /// The collection last opened closes: an object's keys and values, an array's elements
+    /// (no keys). Its values with members or elements were opened and closed before.
+    fn close(&mut self, keys: &[String], values: &[Value]);
 }
 
 /// [`read`], telling `schema` what it reads (the request fast path checks an object against
-/// its type as it reads it). One copy of the reader for both: a schema is a `dyn` call per
-/// token, and without one a branch.
+/// its type as it reads it). One copy of the reader for both: a schema is two `dyn` calls per
+/// collection, and without one a branch.
 #[inline(never)]
 pub fn read_with(
     text: &str,
@@ -75,9 +73,6 @@ pub fn read_with(
     loop {
         if member {
             i = key(text, i, &mut keys, &mut scratch)?;
-            if let (Some(s), Some(k)) = (schema.as_deref_mut(), keys.last()) {
-                s.key(k);
-            }
         }
         // A value starts at `i`; it is pushed onto `values` where it is made (not moved there
         // from a local afterwards).
@@ -96,20 +91,18 @@ pub fn read_with(
                         i += 1;
                         values.push(Value::Array(Vec::new()));
                     }
-                    (b'{', _) => {
-                        open.push((values.len(), Some(keys.len())));
-                        member = true;
-                        if let Some(s) = schema.as_deref_mut() {
-                            s.open(true);
-                        }
-                        continue;
-                    }
                     _ => {
-                        open.push((values.len(), None));
-                        member = false;
+                        let object = c == b'{';
                         if let Some(s) = schema.as_deref_mut() {
-                            s.open(false);
+                            // The member's key when the collection open is an object.
+                            let key = match open.last() {
+                                Some((_, Some(_))) => keys.last().map(String::as_str),
+                                _ => None,
+                            };
+                            s.open(key, object);
                         }
+                        open.push((values.len(), object.then_some(keys.len())));
+                        member = object;
                         continue;
                     }
                 }
@@ -137,9 +130,6 @@ pub fn read_with(
                 values.push(Value::Number(n));
             }
         }
-        if let (Some(s), Some(v)) = (schema.as_deref_mut(), values.last()) {
-            s.value(v);
-        }
         // The value on top of `values` is complete: it ends the text, or its collection goes on
         // or closes (and is then the complete value on top).
         loop {
@@ -155,9 +145,15 @@ pub fn read_with(
                     break;
                 }
                 (b'}', Some(keys_start)) => {
+                    if let Some(s) = schema.as_deref_mut() {
+                        s.close(keys.get(keys_start..)?, values.get(start..)?);
+                    }
                     object(&mut keys, keys_start, &mut values, start, false)?;
                 }
                 (b']', None) => {
+                    if let Some(s) = schema.as_deref_mut() {
+                        s.close(&[], values.get(start..)?);
+                    }
                     let items = values.split_off(start);
                     values.push(Value::Array(items));
                 }
@@ -165,9 +161,6 @@ pub fn read_with(
             }
             i += 1;
             open.pop();
-            if let Some(s) = schema.as_deref_mut() {
-                s.close();
-            }
         }
     }
 }
