@@ -156,6 +156,22 @@ impl Document {
         }
     }
 
+    /// [`Document::into_value_and_json`] of `object` or `oldObject`: a plain JSON text's object
+    /// read with its decoding checked at `version` ([`crate::objects::read_object`]).
+    fn into_object_and_json(
+        self,
+        name: &str,
+        version: KubeVersion,
+    ) -> (ParsedDocument, Option<crate::objects::Decoded>) {
+        match self {
+            Document::Text(t) => match crate::objects::read_object(&t, version) {
+                Some((v, decoded)) => ((Ok(Some(v)), Some(t), None), decoded),
+                None => ((Document::parse_positioned(&t, name), None, Some(t)), None),
+            },
+            d => (d.into_value_and_json(name), None),
+        }
+    }
+
     /// A plain JSON object takes the fast path ([`yaml::parse_json_object`]); everything else,
     /// and every text with a problem, the positions loader, whose diagnostics point into `t`.
     ///
@@ -554,17 +570,23 @@ pub fn evaluate_documents(
     // in them).
     let mut object_source = None;
     let mut old_object_source = None;
+    // What reading `object` and `oldObject` found of their decoding (normalised below).
+    let mut decoded = [None, None];
+    let check = (set.normalize_objects && full).then_some(set.version);
     // The objects' texts when they took the JSON fast path (normalisation reads them).
-    let mut parse = |d: Option<Document>, name: &str| match d.map(|d| d.into_value_and_json(name)) {
-        Some((Ok(v), text, yaml)) => {
+    let mut parse = |d: Option<Document>, name: &str| match d.map(|d| match (check, name) {
+        (Some(version), "object" | "oldObject") => d.into_object_and_json(name, version),
+        _ => (d.into_value_and_json(name), None),
+    }) {
+        Some(((Ok(v), text, yaml), found)) => {
             match name {
-                "object" => object_source = yaml,
-                "oldObject" => old_object_source = yaml,
+                "object" => (object_source, decoded[0]) = (yaml, found),
+                "oldObject" => (old_object_source, decoded[1]) = (yaml, found),
                 _ => {}
             }
             (v, text)
         }
-        Some((Err(diag), _, _)) => {
+        Some(((Err(diag), _, _), _)) => {
             diagnostics.push(*diag);
             (None, None)
         }
@@ -614,15 +636,28 @@ pub fn evaluate_documents(
     let mut unknown_fields: Vec<Vec<crate::objects::Seg>> = Vec::new();
     let mut crd = false;
     if set.normalize_objects {
-        for (value, text, label, source) in [
-            (&mut input.object, object_text.as_deref(), "object", sources[0]),
-            (&mut input.old_object, old_object_text.as_deref(), "oldObject", sources[1]),
+        for (value, text, label, source, found) in [
+            (&mut input.object, object_text.as_deref(), "object", sources[0], decoded[0]),
+            (
+                &mut input.old_object,
+                old_object_text.as_deref(),
+                "oldObject",
+                sources[1],
+                decoded[1],
+            ),
         ] {
             if let Some(v) = value.as_mut() {
                 let crds = &set.manifests.crds;
                 let n = match text {
                     _ if !full => crate::objects::normalize_unlisted(v, set.version, crds, label),
-                    Some(t) => crate::objects::normalize_json(v, t, set.version, crds, label),
+                    Some(t) => crate::objects::normalize_json_decoded(
+                        v,
+                        t,
+                        found,
+                        set.version,
+                        crds,
+                        label,
+                    ),
                     None => crate::objects::normalize(v, set.version, crds, label),
                 };
                 object_changes.extend(n.changes);

@@ -260,10 +260,18 @@ pub fn parse_stream(text: &str) -> (Vec<RawDocument>, Vec<YamlError>) {
 /// positions loader reports it as YAML. Surrogate escapes are read as kubectl's JSON decoder
 /// reads them, where the YAML scanner rejects them: a pair is one character, a lone one U+FFFD.
 pub fn parse_json_object(text: &str) -> Option<Value> {
+    parse_json_object_with(text, None)
+}
+
+/// [`parse_json_object`], telling `schema` what it reads ([`vap_eval_json::read_with`]).
+pub fn parse_json_object_with(
+    text: &str,
+    schema: Option<&mut dyn vap_eval_json::Schema>,
+) -> Option<Value> {
     if !text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{') {
         return None;
     }
-    vap_eval_json::read(text, MAX_DEPTH)
+    vap_eval_json::read_with(text, MAX_DEPTH, schema)
 }
 
 /// The value at `path` in `text`, a text [`parse_json_object`] accepted, read without parsing

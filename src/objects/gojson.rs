@@ -16,7 +16,9 @@
 //!    are in canonical form.
 //!
 //! Steps 2 and 3 are one visit of each struct ([`Walk::finish`]), with the results of two
-//! passes.
+//! passes. Step 1 is skipped for an object given as JSON text whose reading found nothing for
+//! it to do ([`Check`], [`super::read_object`]): every key a field, no `null`, every value of
+//! its field's JSON type and in its canonical form (a request object nearly always).
 //!
 //! While decoding, the object holds Go values in JSON form: a key is absent for a nil pointer,
 //! slice or map and for a scalar holding its zero value.
@@ -604,6 +606,18 @@ fn canonical_quantity(text: &str, given: Option<&str>) -> Result<Option<String>,
     Ok(out)
 }
 
+/// `s` is what [`canonical_time`] writes for it, checked without writing it: the form it
+/// writes (`Z`, whole seconds or six fraction digits), and a time it reads. Most times in an
+/// object are so (writing one was most of decoding it).
+fn is_canonical_time(s: &str, micro: bool) -> bool {
+    let b = s.as_bytes();
+    let (len, fraction) = if micro { (27, Some(&b'.')) } else { (20, Some(&b'Z')) };
+    b.len() == len
+        && b.get(19) == fraction
+        && b.last() == Some(&b'Z')
+        && crate::cel::stdlib::time::parse_rfc3339(s).is_some()
+}
+
 /// metav1.Time: RFC 3339 in UTC, whole seconds; MicroTime: six fraction digits.
 fn canonical_time(s: &str, micro: bool) -> Option<String> {
     let t = crate::cel::stdlib::time::parse_rfc3339(s)?;
@@ -811,10 +825,13 @@ impl<'m> Walk<'m> {
         self.path.pop();
     }
 
-    /// Normalise a whole object of root type `root`.
-    pub fn object(&mut self, v: &mut Json, root: &str) {
+    /// Normalise a whole object of root type `root`; `decoded`: decoding it would do nothing
+    /// ([`Check`]).
+    pub fn object(&mut self, v: &mut Json, root: &str, decoded: bool) {
         let ty = self.model.index(root);
-        self.decode(v, b"@", ty);
+        if !decoded {
+            self.decode(v, b"@", ty);
+        }
         self.finish(v, b"@", ty, true);
         self.events.append(&mut self.encoded);
     }
@@ -914,6 +931,7 @@ impl<'m> Walk<'m> {
                     Err(e) => self.fail(true, true, e),
                 }
             }
+            (b't' | b'u', Json::String(s)) if is_canonical_time(s, c == b'u') => {}
             (b't' | b'u', Json::String(s)) => match canonical_time(s, c == b'u') {
                 Some(t) => {
                     if *s != t {
@@ -1340,6 +1358,131 @@ impl<'m> Walk<'m> {
     }
 }
 
+/// The decoding checked while the object's text is read ([`super::read_object`]): whether
+/// [`Walk::decode`] would do nothing to the value read — no field the type does not declare, no
+/// `null`, every value of its field's JSON type and already in its canonical form — so that the
+/// walk need not run. A sufficient test, not an exact one: anything it is not sure of (any
+/// `null`, a value the decoder changes or rejects) makes the object unchecked, and the decoder
+/// then runs as on any other object.
+pub struct Check<'m> {
+    walk: Walk<'m>,
+    /// The open collections.
+    stack: Vec<Frame>,
+    /// The root's type.
+    root: Option<usize>,
+    /// Nothing found so far that the decoder would change or report.
+    pub clean: bool,
+}
+
+/// An open collection of [`Check`]: a struct, or the shape (and type below) of a list's or
+/// map's elements (empty: not looked into).
+#[derive(Clone, Copy)]
+enum Frame {
+    Struct(&'static Plan),
+    Elements(&'static [u8], Option<usize>),
+}
+
+/// A shape without its pointers (the decoder goes through them).
+#[inline(always)]
+fn deref(mut shape: &'static [u8]) -> &'static [u8] {
+    while let [b'*', rest @ ..] = shape {
+        shape = rest;
+    }
+    shape
+}
+
+/// A value with members or elements: the reader opened and closed it ([`Check`] checked it
+/// then).
+#[inline(always)]
+fn opened(v: &Json) -> bool {
+    match v {
+        Json::Object(m) => !m.is_empty(),
+        Json::Array(a) => !a.is_empty(),
+        _ => false,
+    }
+}
+
+impl<'m> Check<'m> {
+    pub fn new(model: &'m Model, version: KubeVersion, root: &str) -> Self {
+        Check {
+            walk: Walk::new(model, version, ""),
+            stack: Vec::with_capacity(16),
+            root: model.index(root),
+            clean: true,
+        }
+    }
+
+    /// The shape (without pointers) and type of field `key` of `plan`'s struct; `None` for a
+    /// key it does not declare.
+    #[inline(always)]
+    fn field(plan: &Plan, key: &str) -> Option<(&'static [u8], Option<usize>)> {
+        let i = plan.find(key)?;
+        Some((deref(plan.fields.get(i)?.shape.as_bytes()), plan.child.get(i).copied().flatten()))
+    }
+
+    /// Decoding the scalar (or empty collection) `v` as `shape` would do nothing (the reader's
+    /// numbers are all integers: a float field's value is never left as it is).
+    fn leaf(shape: &[u8], v: &Json) -> bool {
+        match (shape, v) {
+            (_, Json::Null) => false,
+            ([] | [b'r', ..], _) => true,
+            ([b'@' | b'{', ..], Json::Object(m)) => m.is_empty(),
+            ([b'[', ..], Json::Array(a)) => a.is_empty(),
+            _ if settled(shape, v) => true,
+            ([b'y'], Json::String(s)) => crate::webhook::types::base64_error(s).is_none(),
+            ([b'q'], Json::String(s)) => canonical_quantity(s.trim(), Some(s)) == Ok(None),
+            ([c @ (b't' | b'u')], Json::String(s)) => is_canonical_time(s, *c == b'u'),
+            _ => false,
+        }
+    }
+}
+
+impl vap_eval_json::Schema for Check<'_> {
+    fn open(&mut self, key: Option<&str>, object: bool) {
+        if !self.clean {
+            return;
+        }
+        let at = match (self.stack.last(), key) {
+            (None, _) => Some((b"@".as_slice(), self.root)),
+            (Some(Frame::Struct(plan)), Some(key)) => Self::field(plan, key),
+            (Some(Frame::Elements(shape, ty)), _) => Some((*shape, *ty)),
+            (Some(Frame::Struct(_)), None) => None,
+        };
+        let frame = match at.map(|(shape, ty)| (shape, ty, object)) {
+            // Not entered: no shape, raw JSON, a struct without a plan.
+            Some(([] | [b'r', ..], _, _)) => Frame::Elements(b"", None),
+            Some(([b'@', ..], ty, true)) => match ty.and_then(|i| self.walk.plan(i)) {
+                Some(plan) => Frame::Struct(plan),
+                None => Frame::Elements(b"", None),
+            },
+            Some(([b'{', rest @ ..], ty, true) | ([b'[', rest @ ..], ty, false)) => {
+                Frame::Elements(deref(rest), ty)
+            }
+            _ => {
+                self.clean = false;
+                return;
+            }
+        };
+        self.stack.push(frame);
+    }
+
+    fn close(&mut self, keys: &[String], values: &[Json]) {
+        if !self.clean {
+            return;
+        }
+        self.clean = match self.stack.pop() {
+            Some(Frame::Struct(plan)) => keys.iter().zip(values).all(|(k, v)| {
+                opened(v) || Self::field(plan, k).is_some_and(|(shape, _)| Self::leaf(shape, v))
+            }),
+            Some(Frame::Elements([], _)) => true,
+            Some(Frame::Elements(shape, _)) => {
+                values.iter().all(|v| opened(v) || Self::leaf(shape, v))
+            }
+            None => false,
+        };
+    }
+}
+
 /// Whether a quantity's text is a whole number of milli units or of a coarser unit (digits and
 /// a decimal or binary suffix, `m` included, no fraction or exponent): `RoundUp(-3)` leaves such
 /// a quantity as it is. The decoder has already written every quantity in its canonical form.
@@ -1357,6 +1500,119 @@ fn milli_or_coarser(s: &str) -> bool {
 mod tests {
     use super::milli_or_coarser;
     use vap_eval_k8s::library::quantity::Quantity;
+
+    /// A time's text is found canonical exactly when [`super::canonical_time`] gives it back.
+    #[test]
+    fn canonical_times_are_found_without_writing_them() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut pick = |options: &[&str]| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            options[(x % options.len() as u64) as usize].to_string()
+        };
+        let mut canonical = 0;
+        for _ in 0..40_000 {
+            let year =
+                pick(&["0000", "0001", "1900", "2000", "2024", "2025", "2100", "9999", "20x5"]);
+            let month = pick(&["00", "01", "02", "04", "11", "12", "13", "1"]);
+            let day = pick(&["00", "01", "28", "29", "30", "31", "32", "9"]);
+            let h = pick(&["00", "09", "23", "24", "7"]);
+            let m = pick(&["00", "59", "60"]);
+            let sec = pick(&["00", "59", "60"]);
+            let frac = pick(&["", "", ".000000", ".123456", ".5", ".1234567", ".12a456", "."]);
+            let zone = pick(&["Z", "Z", "+00:00", "-01:30", "z", ""]);
+            let sep = pick(&["T", "T", "T", "t", " "]);
+            let t = format!("{year}-{month}-{day}{sep}{h}:{m}:{sec}{frac}{zone}");
+            for micro in [false, true] {
+                let written = super::canonical_time(&t, micro).as_deref() == Some(t.as_str());
+                assert_eq!(super::is_canonical_time(&t, micro), written, "{t} {micro}");
+                canonical += usize::from(written);
+            }
+        }
+        assert!(canonical > 100, "{canonical}");
+    }
+
+    /// An object the reader found nothing to decode in ([`super::Check`]) normalises as the
+    /// decoder's walk would; anything it is unsure of leaves the walk to run.
+    #[test]
+    fn checked_objects_normalise_as_decoded_ones() {
+        use crate::environment::KubeVersion;
+        let pod = |spec: &str| {
+            format!(
+                r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","creationTimestamp":"2025-03-14T09:26:53Z","labels":{{"a":"b"}}}},"spec":{spec}}}"#
+            )
+        };
+        let containers = |c: &str| pod(&format!(r#"{{"containers":[{c}]}}"#));
+        let cases = [
+            (
+                containers(
+                    r#"{"name":"a","image":"b","resources":{"limits":{"cpu":"100m","memory":"128Mi"}}}"#,
+                ),
+                true,
+            ),
+            (containers(r#"{"name":"a","ports":[{"containerPort":80}],"args":["x"]}"#), true),
+            (pod(r#"{"containers":[],"x":1}"#), false),
+            (pod(r#"{"containers":null}"#), false),
+            (containers(r#"{"name":"a","resources":{"limits":{"cpu":"0.5"}}}"#), false),
+            (containers(r#"{"name":"a","resources":{"limits":{"cpu":100}}}"#), false),
+            (containers(r#"{"name":"a","ports":[{"containerPort":3000000000}]}"#), false),
+            (containers(r#"{"name":"a","ports":[{"containerPort":"80"}]}"#), false),
+            (containers(r#"{"name":"a","args":[null]}"#), false),
+            (containers(r#"{"name":1}"#), false),
+            (containers(r#"{"name":{}}"#), false),
+            (containers(r#"{"name":"a","env":{}}"#), false),
+            (pod(r#"{"containers":[],"overhead":{"cpu":" 1 "}}"#), false),
+            (pod(r#"{"containers":[],"terminationGracePeriodSeconds":30}"#), true),
+            (pod(r#"{"containers":[],"activeDeadlineSeconds":9000000000}"#), true),
+            (pod(r#"{"containers":[],"hostNetwork":true,"nodeSelector":{}}"#), true),
+            (pod(r#"{"containers":[],"hostNetwork":"yes"}"#), false),
+            (pod(r#"{"containers":[]},"status":{"startTime":"2025-01-01T00:00:00+01:00"}"#), false),
+            (pod(r#"{"containers":[]},"status":{"startTime":"2025-01-01T00:00:00Z"}"#), true),
+            (r#"{"apiVersion":"v1","kind":"Secret","data":{"k":"aGVsbG8="}}"#.to_string(), true),
+            (r#"{"apiVersion":"v1","kind":"Secret","data":{"k":"!!"}}"#.to_string(), false),
+            (
+                r#"{"kind":"Pod","apiVersion":"v1","spec":{"containers":[{"name":"a"}]}}"#
+                    .to_string(),
+                true,
+            ),
+            (
+                r#"{"apiVersion":"example.com/v1","kind":"Thing","spec":{"x":null}}"#.to_string(),
+                false,
+            ),
+            (r#"{"apiVersion":"v1","kind":"Pod","metadata":{}}"#.to_string(), true),
+        ];
+        for (text, clean) in &cases {
+            for minor in [30, 33, 37] {
+                let version = KubeVersion::new(minor);
+                let mut a = crate::admission::yaml::parse_json_object(text).unwrap();
+                let ra = super::super::normalize_json(&mut a, text, version, &[], "object");
+                let (mut b, decoded) = super::super::read_object(text, version).unwrap();
+                assert_eq!(decoded.is_some(), *clean, "{text}");
+                let rb = super::super::normalize_json_decoded(
+                    &mut b,
+                    text,
+                    decoded,
+                    version,
+                    &[],
+                    "object",
+                );
+                assert_eq!(a.to_string(), b.to_string(), "{text}");
+                assert_eq!(ra.changes, rb.changes, "{text}");
+                assert_eq!(ra.diagnostics, rb.diagnostics, "{text}");
+                assert_eq!(ra.unknown_fields, rb.unknown_fields, "{text}");
+                assert_eq!(
+                    ra.decode_error.map(|e| e.message),
+                    rb.decode_error.map(|e| e.message),
+                    "{text}"
+                );
+            }
+        }
+        // Texts the reader declines stay declined.
+        for text in ["[1]", "{\"a\": 1.5}", "{\"a\": 1, \"a\": 2}", " x"] {
+            assert!(super::super::read_object(text, KubeVersion::new(33)).is_none());
+        }
+    }
 
     /// The shortcut is only taken where `RoundUp(-3)` gives the quantity's own canonical text
     /// back (core/v1 SetDefaults_ResourceList), and never where it changes the value.

@@ -238,7 +238,7 @@ pub struct Normalized {
 /// for `version`. `label` names the object in changes and diagnostics (`object`, `oldObject`,
 /// `ConfigMap default/params`). `crds` are the supplied CustomResourceDefinitions.
 pub fn normalize(value: &mut Json, version: KubeVersion, crds: &[Json], label: &str) -> Normalized {
-    normalize_with(value, Some(Given::Copy), version, crds, label)
+    normalize_with(value, Some(Given::Copy), None, version, crds, label)
 }
 
 /// [`normalize`] without the list of changes (`changes` stays empty): the same object and
@@ -249,7 +249,7 @@ pub fn normalize_unlisted(
     crds: &[Json],
     label: &str,
 ) -> Normalized {
-    normalize_with(value, None, version, crds, label)
+    normalize_with(value, None, None, version, crds, label)
 }
 
 /// [`normalize`] of the value of `text`, a JSON text the request fast path parsed
@@ -262,7 +262,51 @@ pub fn normalize_json(
     crds: &[Json],
     label: &str,
 ) -> Normalized {
-    normalize_with(value, Some(Given::Text(text)), version, crds, label)
+    normalize_with(value, Some(Given::Text(text)), None, version, crds, label)
+}
+
+/// An object read from its JSON text with its decoding checked ([`read_object`]): decoding it
+/// into `root` at `version` would change and report nothing.
+#[derive(Clone, Copy, Debug)]
+pub struct Decoded {
+    version: KubeVersion,
+    root: &'static str,
+}
+
+/// [`crate::admission::yaml::parse_json_object`] of `text` (the same value, or `None` for the
+/// same texts), checking the object against its built-in type at `version` as it is read
+/// ([`gojson::Check`]): with [`Decoded`] when decoding it would do nothing, so that
+/// [`normalize_json_decoded`] skips the decoder's walk.
+pub fn read_object(text: &str, version: KubeVersion) -> Option<(Json, Option<Decoded>)> {
+    use crate::admission::yaml::{json_value_at, parse_json_object};
+    let field = |name: &str| match json_value_at(text, &[Seg::Key(name.to_string())]) {
+        Some(Json::String(s)) => Some(s),
+        _ => None,
+    };
+    let model = model::model(version);
+    let root = match (field("apiVersion"), field("kind")) {
+        (Some(api_version), Some(kind)) => {
+            let (group, ver) = api_version.split_once('/').unwrap_or(("", &api_version));
+            model.kind(group, ver, &kind)
+        }
+        _ => None,
+    };
+    let Some(root) = root else { return parse_json_object(text).map(|v| (v, None)) };
+    let mut check = gojson::Check::new(model, version, root);
+    let v = crate::admission::yaml::parse_json_object_with(text, Some(&mut check))?;
+    Some((v, check.clean.then_some(Decoded { version, root })))
+}
+
+/// [`normalize_json`] of a value [`read_object`] read from `text`, with what it found.
+pub fn normalize_json_decoded(
+    value: &mut Json,
+    text: &str,
+    decoded: Option<Decoded>,
+    version: KubeVersion,
+    crds: &[Json],
+    label: &str,
+) -> Normalized {
+    normalize_with(value, Some(Given::Text(text)), decoded, version, crds, label)
 }
 
 /// Where the changes' values as given come from; no changes are listed without it.
@@ -273,9 +317,11 @@ enum Given<'t> {
     Text(&'t str),
 }
 
+/// `decoded`: what [`read_object`] found reading the value.
 fn normalize_with(
     value: &mut Json,
     given: Option<Given<'_>>,
+    decoded: Option<Decoded>,
     version: KubeVersion,
     crds: &[Json],
     label: &str,
@@ -298,7 +344,9 @@ fn normalize_with(
             {
                 w.record = given.is_some();
             }
-            w.object(value, root);
+            // Checked as this type at this version: nothing to decode.
+            let decoded = decoded.is_some_and(|d| d.version == version && d.root == root);
+            w.object(value, root, decoded);
             decode_error = w.error;
             (w.events, w.nulls, (w.diagnostics, w.diagnostic_paths), w.unknown_fields)
         } else if let Some(schema) = crd::schema_for(crds, group, ver, &kind) {

@@ -9,6 +9,10 @@
 //! is unescaped in a buffer reused for the whole text), integers are read directly. No
 //! recursion: the depth is bounded by the limit, not by the stack.
 //!
+//! [`read_with`] is the same reading, telling a [`Schema`] each collection as it opens and,
+//! with its members, as it closes: vap-eval checks a request object against its Go type while
+//! it is read, instead of walking the tree afterwards.
+//!
 //! Its own crate so that the package's wasm profile can build it for speed (Cargo.toml's
 //! `[profile.wasm.package.vap-eval-json]`) where vap-eval itself is built for size.
 //!
@@ -29,6 +33,30 @@ use std::{fmt, ptr};
 /// numbers are int64, no object repeats a key and collections nest at most `max_depth` deep;
 /// `None` otherwise (see the crate).
 pub fn read(text: &str, max_depth: usize) -> Option<Value> {
+    read_with(text, max_depth, None)
+}
+
+/// What a [`Schema`] is told of a text [`read_with`] reads: each collection with members or
+/// elements as it opens and, when it closes, its members (the schema keeps its own stack of the
+/// open collections). A root that is a scalar or empty is not told.
+pub trait Schema {
+    /// A collection opens (an object when `object`): the value of the member `key` of the
+    /// object open, an element of the array open (`None`), or the root (`None`).
+    fn open(&mut self, key: Option<&str>, object: bool);
+    /// The collection last opened closes: an object's keys and values, an array's elements
+    /// (no keys). Its values with members or elements were opened and closed before.
+    fn close(&mut self, keys: &[String], values: &[Value]);
+}
+
+/// [`read`], telling `schema` what it reads (the request fast path checks an object against
+/// its type as it reads it). One copy of the reader for both: a schema is two `dyn` calls per
+/// collection, and without one a branch.
+#[inline(never)]
+pub fn read_with(
+    text: &str,
+    max_depth: usize,
+    mut schema: Option<&mut dyn Schema>,
+) -> Option<Value> {
     let b = text.as_bytes();
     let mut scratch = String::new();
     // Finished values of the open collections, the keys of the open objects, and for each
@@ -63,14 +91,18 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
                         i += 1;
                         values.push(Value::Array(Vec::new()));
                     }
-                    (b'{', _) => {
-                        open.push((values.len(), Some(keys.len())));
-                        member = true;
-                        continue;
-                    }
                     _ => {
-                        open.push((values.len(), None));
-                        member = false;
+                        let object = c == b'{';
+                        if let Some(s) = schema.as_deref_mut() {
+                            // The member's key when the collection open is an object.
+                            let key = match open.last() {
+                                Some((_, Some(_))) => keys.last().map(String::as_str),
+                                _ => None,
+                            };
+                            s.open(key, object);
+                        }
+                        open.push((values.len(), object.then_some(keys.len())));
+                        member = object;
                         continue;
                     }
                 }
@@ -113,9 +145,15 @@ pub fn read(text: &str, max_depth: usize) -> Option<Value> {
                     break;
                 }
                 (b'}', Some(keys_start)) => {
+                    if let Some(s) = schema.as_deref_mut() {
+                        s.close(keys.get(keys_start..)?, values.get(start..)?);
+                    }
                     object(&mut keys, keys_start, &mut values, start, false)?;
                 }
                 (b']', None) => {
+                    if let Some(s) = schema.as_deref_mut() {
+                        s.close(&[], values.get(start..)?);
+                    }
                     let items = values.split_off(start);
                     values.push(Value::Array(items));
                 }
