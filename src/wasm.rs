@@ -12,6 +12,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
 use std::borrow::Cow;
+use std::cell::RefCell;
+use vap_eval_json::ser::js::{Names, Program};
 use wasm_bindgen::prelude::*;
 
 use crate::admission::policy_set;
@@ -39,6 +41,125 @@ extern "C" {
     type EncodeInto;
     #[wasm_bindgen(method, getter)]
     fn written(this: &EncodeInto) -> usize;
+}
+
+// The builder of results (`vap_eval_json::ser::js`'s programs): the JS value `JSON.parse` makes
+// of the result's JSON text, without the text. Struct field names come from a table (`names`,
+// one per module instance: `vap_names`) that a program extends with the names it is the first
+// to use. A member is created as `JSON.parse` creates it (an own data property): by assignment
+// when its name is nowhere on `Object.prototype` (no setter, no read-only member inherited; a
+// table name is checked once, when defined), else by `Object.defineProperty` (`__proto__`).
+#[wasm_bindgen(inline_js = r#"
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
+const END = 27;
+let ops, nums, text, i, c, k, keys, plain;
+function own(o, key, v) {
+  if (key in o) Object.defineProperty(o, key, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[key] = v;
+}
+function value() {
+  const op = ops[i++], a = op >>> 3;
+  switch (op & 7) {
+    case 0: return text.slice(c, c += a);
+    case 1: return a;
+    case 2: return nums[k++];
+    case 3: return a === 0 ? null : a === 2;
+    case 4: {
+      const r = [];
+      while (ops[i] !== END) r.push(value());
+      i++;
+      return r;
+    }
+    default: {
+      const r = {};
+      for (let op; (op = ops[i++]) !== END; ) {
+        const b = op >>> 3;
+        if ((op & 7) === 6) {
+          const id = b >>> 1;
+          if (b & 1) {
+            const key = text.slice(c, c += ops[i++]);
+            keys[id] = key;
+            plain[id] = !(key in Object.prototype);
+          }
+          if (plain[id]) r[keys[id]] = value();
+          else own(r, keys[id], value());
+        } else own(r, text.slice(c, c += b), value());
+      }
+      return r;
+    }
+  }
+}
+export function vap_names() {
+  return { keys: [], plain: [] };
+}
+export function vap_build(names, memory, o, no, t, nt, n, nn) {
+  ops = new Uint32Array(memory.buffer, o, no);
+  nums = new Float64Array(memory.buffer, n, nn);
+  text = decoder.decode(new Uint8Array(memory.buffer, t, nt));
+  keys = names.keys;
+  plain = names.plain;
+  i = c = k = 0;
+  const r = value();
+  ops = nums = text = keys = plain = undefined;
+  return r;
+}
+"#)]
+extern "C" {
+    fn vap_names() -> JsValue;
+    #[wasm_bindgen(catch)]
+    #[allow(clippy::too_many_arguments)]
+    fn vap_build(
+        names: &JsValue,
+        memory: &JsValue,
+        ops: u32,
+        n_ops: u32,
+        text: u32,
+        n_text: u32,
+        nums: u32,
+        n_nums: u32,
+    ) -> Result<JsValue, JsValue>;
+}
+
+/// The builder's table of names, on both sides.
+struct Builder {
+    names: Names,
+    js: JsValue,
+}
+
+thread_local! {
+    static BUILDER: RefCell<Option<Builder>> = const { RefCell::new(None) };
+}
+
+/// The JS value of what `write` writes (one value), built by the host.
+fn build(
+    write: impl FnOnce(&mut Program) -> Result<(), serde_json::Error>,
+) -> Result<JsValue, JsError> {
+    let fail = |e: &dyn std::fmt::Display| {
+        JsError::new(&format!("vap-eval: could not convert the result: {e}"))
+    };
+    BUILDER.with(|b| {
+        let mut b = b.try_borrow_mut().map_err(|e| fail(&e))?;
+        let b = b.get_or_insert_with(|| {
+            // Kept across calls: not in the call's arena.
+            crate::arena::outside(|| Builder { names: Names::default(), js: vap_names() })
+        });
+        let mut p = Program::new(&mut b.names);
+        write(&mut p).map_err(|e| fail(&e))?;
+        let len = |n: usize| u32::try_from(n).map_err(|e| fail(&e));
+        let value = vap_build(
+            &b.js,
+            &wasm_bindgen::memory(),
+            p.ops.as_ptr() as u32,
+            len(p.ops.len())?,
+            p.text.as_ptr() as u32,
+            len(p.text.len())?,
+            p.nums.as_ptr() as u32,
+            len(p.nums.len())?,
+        )
+        .map_err(|_| fail(&"the host could not build it"))?;
+        p.built();
+        Ok(value)
+    })
 }
 
 /// Texts up to this many UTF-16 units are encoded straight into wasm memory ([`large_string`]),
@@ -470,46 +591,38 @@ fn js_diagnostics<'t>(
 }
 
 /// `result` (a struct with a `diagnostics` field, the one `diagnostics` returns) as a JS object
-/// whose `diagnostics` are their JS form. One text crosses to the host: the result's JSON, its
-/// diagnostics taken out first (serialised as `[]`), with the JS form appended as a second
-/// `diagnostics` member, which `JSON.parse` lets replace the first's value in place (ECMA-262
-/// `JSON.parse`: a repeated name's last value wins; the property keeps the position of its
-/// first definition). The Rust form is neither serialised nor parsed.
+/// whose `diagnostics` are their JS form: the result, its diagnostics taken out first (written
+/// as `[]`), with the JS form as a second `diagnostics` member, which replaces the first's
+/// value in place (as in `JSON.parse` of such a text, ECMA-262: a repeated name's last value
+/// wins; the property keeps the position of its first definition). The Rust form is not
+/// written.
 fn with_diagnostics<'t, T: Serialize>(
     mut result: T,
     diagnostics: fn(&mut T) -> &mut Vec<Diagnostic>,
     text_of: &dyn Fn(&SourceRef) -> Option<Cow<'t, str>>,
 ) -> Result<JsValue, JsError> {
     let js = js_diagnostics(&std::mem::take(diagnostics(&mut result)), text_of);
-    let text = vap_eval_json::ser::to_string(&result).ok();
-    drop(result);
-    append_diagnostics(text, &js)
+    build(|p| {
+        p.value(&result)?;
+        append_diagnostics(p, &js)
+    })
 }
 
 /// [`with_diagnostics`]' part that does not depend on the result's type.
 #[inline(never)]
-fn append_diagnostics(text: Option<String>, js: &[JsDiagnostic]) -> Result<JsValue, JsError> {
-    let fail = || JsError::new("vap-eval: could not convert the result");
-    let mut text = text.ok_or_else(fail)?;
-    let js = vap_eval_json::ser::to_string(js).map_err(|_| fail())?;
-    if text.pop() != Some('}') {
-        return Err(fail());
+fn append_diagnostics(p: &mut Program, js: &[JsDiagnostic]) -> Result<(), serde_json::Error> {
+    if !p.reopen() {
+        return Err(serde::ser::Error::custom("not an object"));
     }
-    if !text.ends_with('{') {
-        text.push(',');
-    }
-    text.push_str("\"diagnostics\":");
-    text.push_str(&js);
-    text.push('}');
-    JSON::parse(&text).map_err(|_| fail())
+    p.field("diagnostics", js)?;
+    p.close();
+    Ok(())
 }
 
-/// `value` as a plain JS object: serialised to JSON text in wasm and parsed once by the host
-/// (one boundary crossing, instead of one per field).
+/// `value` as a plain JS object, built by the host from its program ([`build`]: one boundary
+/// crossing, instead of one per field).
 fn to_js_value<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    let text = vap_eval_json::ser::to_string(value)
-        .map_err(|e| JsError::new(&format!("vap-eval: could not convert the result: {e}")))?;
-    JSON::parse(&text).map_err(|_| JsError::new("vap-eval: could not convert the result"))
+    build(|p| p.value(value))
 }
 
 /// A required object argument, or its YAML/JSON text.
