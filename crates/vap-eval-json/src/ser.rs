@@ -660,10 +660,9 @@ pub mod js {
 
         #[inline(never)]
         fn key(&mut self, key: &'static str) -> Result<(), Error> {
-            // `__proto__` given in full: the builder defines it as an own member (as
-            // `JSON.parse` does) only for a name given in full.
-            let found = if key == "__proto__" { None } else { self.names.index(key) };
-            let Some(i) = found else { return self.map_key(key) };
+            // (The builder defines a name found on `Object.prototype`, `__proto__`, as an own
+            // member, as `JSON.parse` does, whether it comes from its table or in full.)
+            let Some(i) = self.names.index(key) else { return self.map_key(key) };
             let name = &mut self.names.names[i as usize];
             if name.sent || name.pending {
                 return self.op(KEY, (i as usize) << 1);
