@@ -34,13 +34,6 @@ extern "C" {
     fn new() -> TextEncoder;
     #[wasm_bindgen(method)]
     fn encode(this: &TextEncoder, text: &JsValue) -> js_sys::Uint8Array;
-    #[wasm_bindgen(method, js_name = encodeInto)]
-    fn encode_into(this: &TextEncoder, text: &JsValue, dest: &js_sys::Uint8Array) -> EncodeInto;
-
-    /// `TextEncoder.encodeInto`'s result.
-    type EncodeInto;
-    #[wasm_bindgen(method, getter)]
-    fn written(this: &EncodeInto) -> usize;
 }
 
 // The builder of results (`vap_eval_json::ser::js`'s programs): the JS value `JSON.parse` makes
@@ -101,6 +94,18 @@ function value() {
     }
   }
 }
+const encoder = new TextEncoder();
+export function vap_units(v) {
+  return typeof v === 'string' ? v.length : -1;
+}
+export function vap_encode_into(memory, text, ptr, cap) {
+  return encoder.encodeInto(text, new Uint8Array(memory.buffer, ptr, cap)).written;
+}
+export function vap_plain(v) {
+  if (!(v instanceof Object)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return !(Array.isArray(v) || typeof v === 'function' || !(proto === null || Object.getPrototypeOf(proto) === null));
+}
 export function vap_names() {
   return { keys: [], plain: [] };
 }
@@ -117,6 +122,12 @@ export function vap_build(names, memory, o, no, t, nt, n, nn) {
 }
 "#)]
 extern "C" {
+    /// A string's length in UTF-16 units; -1 for anything else.
+    fn vap_units(value: &JsValue) -> f64;
+    /// `TextEncoder.encodeInto(text, <the cap bytes at ptr in wasm memory>).written`.
+    fn vap_encode_into(memory: &JsValue, text: &JsValue, ptr: u32, cap: u32) -> u32;
+    /// [`plain_object`]'s test, in one import.
+    fn vap_plain(value: &JsValue) -> bool;
     fn vap_names() -> JsValue;
     #[wasm_bindgen(catch)]
     #[allow(clippy::too_many_arguments)]
@@ -186,20 +197,24 @@ const ENCODE_INTO_MAX: usize = 1 << 22;
 /// array, no copy, no second pass); beyond, `encode` into a host array copied in at once.
 /// `None` for anything but a string.
 fn large_string(value: &JsValue) -> Option<String> {
-    if !value.is_string() {
+    // One import for the test and the length, one for the view, `encodeInto` and its count
+    // (the builder's module, see `vap_build`): five imports were ≈ 1 % of the user path.
+    let units = vap_units(value);
+    if units < 0.0 {
         return None;
     }
     thread_local! {
         static ENCODER: TextEncoder = TextEncoder::new();
+        static MEMORY: JsValue = wasm_bindgen::memory();
     }
-    let units = value.unchecked_ref::<js_sys::JsString>().length() as usize;
+    let units = units as usize;
     if units <= ENCODE_INTO_MAX {
         let mut bytes = Vec::<u8>::with_capacity(units * 3);
         let cap = bytes.capacity();
-        // SAFETY: the view covers the buffer's capacity, which nothing else uses, and is used
-        // only by `encodeInto`, which allocates nothing in the module's memory (no growth).
-        let view = unsafe { js_sys::Uint8Array::view_mut_raw(bytes.as_mut_ptr(), cap) };
-        let written = ENCODER.with(|e| e.encode_into(value, &view)).written();
+        // The view covers the buffer's capacity, which nothing else uses, and is used only by
+        // `encodeInto`, which allocates nothing in the module's memory (no growth).
+        let written = MEMORY
+            .with(|m| vap_encode_into(m, value, bytes.as_mut_ptr() as u32, cap as u32) as usize);
         if written <= cap {
             // SAFETY: `encodeInto` wrote `written` bytes at the start of the buffer, within its
             // capacity (checked), and writes only UTF-8: a lone surrogate becomes U+FFFD, as in
@@ -709,16 +724,10 @@ fn evaluate_input_fast(value: &JsValue) -> Option<EvaluateInput> {
 
 /// `value` when it is a plain object (prototype `Object.prototype`, whose own prototype is null,
 /// or none): no array, function or class instance, whose `toJSON` would count.
+/// In one import (`vap_plain`), the same steps in the same order: `instanceof Object`, its
+/// prototype, `Array.isArray`, `typeof`, the prototype's prototype.
 fn plain_object(value: &JsValue) -> Option<&js_sys::Object> {
-    let object = value.dyn_ref::<js_sys::Object>()?;
-    let proto = js_sys::Object::get_prototype_of(value);
-    if Array::is_array(value)
-        || value.is_function()
-        || !(proto.is_null() || js_sys::Object::get_prototype_of(&proto).is_null())
-    {
-        return None;
-    }
-    Some(object)
+    vap_plain(value).then(|| value.unchecked_ref())
 }
 
 /// An option enum from its name, as serde reads it from a JSON string; `None` for an unknown
