@@ -106,6 +106,9 @@ export function vap_plain(v) {
   const proto = Object.getPrototypeOf(v);
   return !(Array.isArray(v) || typeof v === 'function' || !(proto === null || Object.getPrototypeOf(proto) === null));
 }
+export function vap_slot(key) {
+  return key === 'object' ? 0 : key === 'oldObject' ? 1 : key === 'request' ? 2 : -1;
+}
 export function vap_names() {
   return { keys: [], plain: [] };
 }
@@ -128,6 +131,8 @@ extern "C" {
     fn vap_encode_into(memory: &JsValue, text: &JsValue, ptr: u32, cap: u32) -> u32;
     /// [`plain_object`]'s test, in one import.
     fn vap_plain(value: &JsValue) -> bool;
+    /// A request argument's key: 0 `object`, 1 `oldObject`, 2 `request`, -1 anything else.
+    fn vap_slot(key: &JsValue) -> i32;
     fn vap_names() -> JsValue;
     #[wasm_bindgen(catch)]
     #[allow(clippy::too_many_arguments)]
@@ -529,10 +534,11 @@ fn request_documents_fast(value: &JsValue) -> Option<(RequestDocuments, ObjectTe
     let mut texts = ObjectTexts::default();
     let mut strings: [Option<JsValue>; 3] = Default::default();
     for key in js_sys::Object::keys(object).iter() {
-        let (slot, text, i) = match key.as_string()?.as_str() {
-            "object" => (&mut docs.object, Some(&mut texts.object), 0),
-            "oldObject" => (&mut docs.old_object, Some(&mut texts.old_object), 1),
-            "request" => (&mut docs.request, None, 2),
+        // The key's name compared in JS (`vap_slot`): not copied into wasm memory.
+        let (slot, text, i) = match vap_slot(&key) {
+            0 => (&mut docs.object, Some(&mut texts.object), 0),
+            1 => (&mut docs.old_object, Some(&mut texts.old_object), 1),
+            2 => (&mut docs.request, None, 2),
             _ => return None,
         };
         let v = js_sys::Reflect::get(value, &key).ok()?;
