@@ -2,11 +2,15 @@
 //! compiled in this crate (for speed, where the package's root crate is built for size): the
 //! braces, commas, keys and scalars of a `Serialize` type's text. Strings and numbers are
 //! written by serde_json itself, so the text is serde_json's byte for byte
-//! (vap-eval's `tests/result_text.rs`). vap-eval's results go through it: with serde_json's
-//! own serializer, every call of the result's serialisation (a key's quotes, a comma) was code
-//! compiled at `z` in vap-eval, where serde's derives are instantiated (bench/README.md, "The
-//! user path, fourth round"). serde_json's `raw_value` and `arbitrary_precision` tokens, features
-//! the workspace does not enable, are not special-cased.
+//! (vap-eval's `tests/result_text.rs`, which holds the package's results, written by [`js`],
+//! to this text). The package's texts (a denial's status, Kyverno's reports) go through it:
+//! with serde_json's own serializer, every call of the serialisation (a key's quotes, a comma)
+//! was code compiled at `z` in vap-eval, where serde's derives are instantiated (bench/README.md,
+//! "The user path, fourth round"). serde_json's `raw_value` and `arbitrary_precision` tokens,
+//! features the workspace does not enable, are not special-cased.
+//!
+//! [`js`]: the package's results as programs for its JS builder, which makes the value
+//! `JSON.parse` makes of this text.
 
 use serde::ser::{self, Impossible, Serialize};
 use serde_json::Error;
