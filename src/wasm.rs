@@ -159,8 +159,9 @@ thread_local! {
 }
 
 /// The JS value of what `write` writes (one value), built by the host.
+/// Not generic (`dyn`): one copy of it in the package, not one per result type.
 fn build(
-    write: impl FnOnce(&mut Program) -> Result<(), serde_json::Error>,
+    write: &mut dyn FnMut(&mut Program) -> Result<(), serde_json::Error>,
 ) -> Result<JsValue, JsError> {
     let fail = |e: &dyn std::fmt::Display| {
         JsError::new(&format!("vap-eval: could not convert the result: {e}"))
@@ -635,7 +636,7 @@ fn with_diagnostics<'t, T: Serialize>(
     text_of: &dyn Fn(&SourceRef) -> Option<Cow<'t, str>>,
 ) -> Result<JsValue, JsError> {
     let js = js_diagnostics(&std::mem::take(diagnostics(&mut result)), text_of);
-    build(|p| {
+    build(&mut |p| {
         p.value(&result)?;
         append_diagnostics(p, &js)
     })
@@ -655,7 +656,7 @@ fn append_diagnostics(p: &mut Program, js: &[JsDiagnostic]) -> Result<(), serde_
 /// `value` as a plain JS object, built by the host from its program ([`build`]: one boundary
 /// crossing, instead of one per field).
 fn to_js_value<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    build(|p| p.value(value))
+    build(&mut |p| p.value(value))
 }
 
 /// A required object argument, or its YAML/JSON text.
