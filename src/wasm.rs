@@ -156,6 +156,9 @@ struct Builder {
 
 thread_local! {
     static BUILDER: RefCell<Option<Builder>> = const { RefCell::new(None) };
+    /// The module's `WebAssembly.Memory` (the same object for the instance's life; the
+    /// snippets read its `buffer` on every call, which growth replaces).
+    static MEMORY: JsValue = wasm_bindgen::memory();
 }
 
 /// The JS value of what `write` writes (one value), built by the host.
@@ -175,17 +178,21 @@ fn build(
         let mut p = Program::new(&mut b.names);
         write(&mut p).map_err(|e| fail(&e))?;
         let len = |n: usize| u32::try_from(n).map_err(|e| fail(&e));
-        let value = vap_build(
-            &b.js,
-            &wasm_bindgen::memory(),
-            p.ops.as_ptr() as u32,
-            len(p.ops.len())?,
-            p.text.as_ptr() as u32,
-            len(p.text.len())?,
-            p.nums.as_ptr() as u32,
-            len(p.nums.len())?,
-        )
-        .map_err(|_| fail(&"the host could not build it"))?;
+        let (n_ops, n_text, n_nums) = (len(p.ops.len())?, len(p.text.len())?, len(p.nums.len())?);
+        let value = MEMORY
+            .with(|m| {
+                vap_build(
+                    &b.js,
+                    m,
+                    p.ops.as_ptr() as u32,
+                    n_ops,
+                    p.text.as_ptr() as u32,
+                    n_text,
+                    p.nums.as_ptr() as u32,
+                    n_nums,
+                )
+            })
+            .map_err(|_| fail(&"the host could not build it"))?;
         p.built();
         Ok(value)
     })
@@ -211,7 +218,6 @@ fn large_string(value: &JsValue) -> Option<String> {
     }
     thread_local! {
         static ENCODER: TextEncoder = TextEncoder::new();
-        static MEMORY: JsValue = wasm_bindgen::memory();
     }
     let units = units as usize;
     if units <= ENCODE_INTO_MAX {
