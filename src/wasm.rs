@@ -12,6 +12,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
 use std::borrow::Cow;
+use std::cell::RefCell;
+use vap_eval_json::ser::js::{Names, Program};
 use wasm_bindgen::prelude::*;
 
 use crate::admission::policy_set;
@@ -32,13 +34,168 @@ extern "C" {
     fn new() -> TextEncoder;
     #[wasm_bindgen(method)]
     fn encode(this: &TextEncoder, text: &JsValue) -> js_sys::Uint8Array;
-    #[wasm_bindgen(method, js_name = encodeInto)]
-    fn encode_into(this: &TextEncoder, text: &JsValue, dest: &js_sys::Uint8Array) -> EncodeInto;
+}
 
-    /// `TextEncoder.encodeInto`'s result.
-    type EncodeInto;
-    #[wasm_bindgen(method, getter)]
-    fn written(this: &EncodeInto) -> usize;
+// The builder of results (`vap_eval_json::ser::js`'s programs): the JS value `JSON.parse` makes
+// of the result's JSON text, without the text. Struct field names come from a table (`names`,
+// one per module instance: `vap_names`) that a program extends with the names it is the first
+// to use. A member is created as `JSON.parse` creates it (an own data property): by assignment
+// when its name is nowhere on `Object.prototype` (no setter, no read-only member inherited), else
+// by `Object.defineProperty` (`__proto__`). A name is checked once: a table name when defined, a
+// map key's name when first seen (`dynamic`, bounded): `in` with a name not yet internalised
+// is a call into V8's runtime (≈ 250 ns, 17 times per benchmark result).
+#[wasm_bindgen(inline_js = r#"
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
+const END = 27;
+const dynamic = new Map();
+let ops, nums, text, i, c, k, keys, plain;
+function define(o, key, v) {
+  Object.defineProperty(o, key, { value: v, writable: true, enumerable: true, configurable: true });
+}
+function value() {
+  const op = ops[i++], a = op >>> 3;
+  switch (op & 7) {
+    case 0: return text.slice(c, c += a);
+    case 1: return a;
+    case 2: return nums[k++];
+    case 3: return a === 0 ? null : a === 2;
+    case 4: {
+      const r = [];
+      while (ops[i] !== END) r.push(value());
+      i++;
+      return r;
+    }
+    default: {
+      const r = {};
+      for (let op; (op = ops[i++]) !== END; ) {
+        const b = op >>> 3;
+        if ((op & 7) === 6) {
+          const id = b >>> 1;
+          if (b & 1) {
+            const key = text.slice(c, c += ops[i++]);
+            keys[id] = key;
+            plain[id] = !(key in Object.prototype);
+          }
+          if (plain[id]) r[keys[id]] = value();
+          else define(r, keys[id], value());
+        } else {
+          const key = text.slice(c, c += b);
+          let p = dynamic.get(key);
+          if (p === undefined) {
+            p = !(key in Object.prototype);
+            if (dynamic.size >= 4096) dynamic.clear();
+            dynamic.set(key, p);
+          }
+          if (p) r[key] = value();
+          else define(r, key, value());
+        }
+      }
+      return r;
+    }
+  }
+}
+const encoder = new TextEncoder();
+export function vap_units(v) {
+  return typeof v === 'string' ? v.length : -1;
+}
+export function vap_encode_into(memory, text, ptr, cap) {
+  return encoder.encodeInto(text, new Uint8Array(memory.buffer, ptr, cap)).written;
+}
+export function vap_plain(v) {
+  if (!(v instanceof Object)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return !(Array.isArray(v) || typeof v === 'function' || !(proto === null || Object.getPrototypeOf(proto) === null));
+}
+export function vap_slot(key) {
+  return key === 'object' ? 0 : key === 'oldObject' ? 1 : key === 'request' ? 2 : -1;
+}
+export function vap_names() {
+  return { keys: [], plain: [] };
+}
+export function vap_build(names, memory, o, no, t, nt, n, nn) {
+  ops = new Uint32Array(memory.buffer, o, no);
+  nums = new Float64Array(memory.buffer, n, nn);
+  text = decoder.decode(new Uint8Array(memory.buffer, t, nt));
+  keys = names.keys;
+  plain = names.plain;
+  i = c = k = 0;
+  const r = value();
+  ops = nums = text = keys = plain = undefined;
+  return r;
+}
+"#)]
+extern "C" {
+    /// A string's length in UTF-16 units; -1 for anything else.
+    fn vap_units(value: &JsValue) -> f64;
+    /// `TextEncoder.encodeInto(text, <the cap bytes at ptr in wasm memory>).written`.
+    fn vap_encode_into(memory: &JsValue, text: &JsValue, ptr: u32, cap: u32) -> u32;
+    /// [`plain_object`]'s test, in one import.
+    fn vap_plain(value: &JsValue) -> bool;
+    /// A request argument's key: 0 `object`, 1 `oldObject`, 2 `request`, -1 anything else.
+    fn vap_slot(key: &JsValue) -> i32;
+    fn vap_names() -> JsValue;
+    #[wasm_bindgen(catch)]
+    #[allow(clippy::too_many_arguments)]
+    fn vap_build(
+        names: &JsValue,
+        memory: &JsValue,
+        ops: u32,
+        n_ops: u32,
+        text: u32,
+        n_text: u32,
+        nums: u32,
+        n_nums: u32,
+    ) -> Result<JsValue, JsValue>;
+}
+
+/// The builder's table of names, on both sides.
+struct Builder {
+    names: Names,
+    js: JsValue,
+}
+
+thread_local! {
+    static BUILDER: RefCell<Option<Builder>> = const { RefCell::new(None) };
+    /// The module's `WebAssembly.Memory` (the same object for the instance's life; the
+    /// snippets read its `buffer` on every call, which growth replaces).
+    static MEMORY: JsValue = wasm_bindgen::memory();
+}
+
+/// The JS value of what `write` writes (one value), built by the host.
+/// Not generic (`dyn`): one copy of it in the package, not one per result type.
+fn build(
+    write: &mut dyn FnMut(&mut Program) -> Result<(), serde_json::Error>,
+) -> Result<JsValue, JsError> {
+    let fail = |e: &dyn std::fmt::Display| {
+        JsError::new(&format!("vap-eval: could not convert the result: {e}"))
+    };
+    BUILDER.with(|b| {
+        let mut b = b.try_borrow_mut().map_err(|e| fail(&e))?;
+        let b = b.get_or_insert_with(|| {
+            // Kept across calls: not in the call's arena.
+            crate::arena::outside(|| Builder { names: Names::default(), js: vap_names() })
+        });
+        let mut p = Program::new(&mut b.names);
+        write(&mut p).map_err(|e| fail(&e))?;
+        let len = |n: usize| u32::try_from(n).map_err(|e| fail(&e));
+        let (n_ops, n_text, n_nums) = (len(p.ops.len())?, len(p.text.len())?, len(p.nums.len())?);
+        let value = MEMORY
+            .with(|m| {
+                vap_build(
+                    &b.js,
+                    m,
+                    p.ops.as_ptr() as u32,
+                    n_ops,
+                    p.text.as_ptr() as u32,
+                    n_text,
+                    p.nums.as_ptr() as u32,
+                    n_nums,
+                )
+            })
+            .map_err(|_| fail(&"the host could not build it"))?;
+        p.built();
+        Ok(value)
+    })
 }
 
 /// Texts up to this many UTF-16 units are encoded straight into wasm memory ([`large_string`]),
@@ -53,20 +210,23 @@ const ENCODE_INTO_MAX: usize = 1 << 22;
 /// array, no copy, no second pass); beyond, `encode` into a host array copied in at once.
 /// `None` for anything but a string.
 fn large_string(value: &JsValue) -> Option<String> {
-    if !value.is_string() {
+    // One import for the test and the length, one for the view, `encodeInto` and its count
+    // (the builder's module, see `vap_build`): five imports were ≈ 1 % of the user path.
+    let units = vap_units(value);
+    if units < 0.0 {
         return None;
     }
     thread_local! {
         static ENCODER: TextEncoder = TextEncoder::new();
     }
-    let units = value.unchecked_ref::<js_sys::JsString>().length() as usize;
+    let units = units as usize;
     if units <= ENCODE_INTO_MAX {
         let mut bytes = Vec::<u8>::with_capacity(units * 3);
         let cap = bytes.capacity();
-        // SAFETY: the view covers the buffer's capacity, which nothing else uses, and is used
-        // only by `encodeInto`, which allocates nothing in the module's memory (no growth).
-        let view = unsafe { js_sys::Uint8Array::view_mut_raw(bytes.as_mut_ptr(), cap) };
-        let written = ENCODER.with(|e| e.encode_into(value, &view)).written();
+        // The view covers the buffer's capacity, which nothing else uses, and is used only by
+        // `encodeInto`, which allocates nothing in the module's memory (no growth).
+        let written = MEMORY
+            .with(|m| vap_encode_into(m, value, bytes.as_mut_ptr() as u32, cap as u32) as usize);
         if written <= cap {
             // SAFETY: `encodeInto` wrote `written` bytes at the start of the buffer, within its
             // capacity (checked), and writes only UTF-8: a lone surrogate becomes U+FFFD, as in
@@ -381,10 +541,11 @@ fn request_documents_fast(value: &JsValue) -> Option<(RequestDocuments, ObjectTe
     let mut texts = ObjectTexts::default();
     let mut strings: [Option<JsValue>; 3] = Default::default();
     for key in js_sys::Object::keys(object).iter() {
-        let (slot, text, i) = match key.as_string()?.as_str() {
-            "object" => (&mut docs.object, Some(&mut texts.object), 0),
-            "oldObject" => (&mut docs.old_object, Some(&mut texts.old_object), 1),
-            "request" => (&mut docs.request, None, 2),
+        // The key's name compared in JS (`vap_slot`): not copied into wasm memory.
+        let (slot, text, i) = match vap_slot(&key) {
+            0 => (&mut docs.object, Some(&mut texts.object), 0),
+            1 => (&mut docs.old_object, Some(&mut texts.old_object), 1),
+            2 => (&mut docs.request, None, 2),
             _ => return None,
         };
         let v = js_sys::Reflect::get(value, &key).ok()?;
@@ -470,46 +631,38 @@ fn js_diagnostics<'t>(
 }
 
 /// `result` (a struct with a `diagnostics` field, the one `diagnostics` returns) as a JS object
-/// whose `diagnostics` are their JS form. One text crosses to the host: the result's JSON, its
-/// diagnostics taken out first (serialised as `[]`), with the JS form appended as a second
-/// `diagnostics` member, which `JSON.parse` lets replace the first's value in place (ECMA-262
-/// `JSON.parse`: a repeated name's last value wins; the property keeps the position of its
-/// first definition). The Rust form is neither serialised nor parsed.
+/// whose `diagnostics` are their JS form: the result, its diagnostics taken out first (written
+/// as `[]`), with the JS form as a second `diagnostics` member, which replaces the first's
+/// value in place (as in `JSON.parse` of such a text, ECMA-262: a repeated name's last value
+/// wins; the property keeps the position of its first definition). The Rust form is not
+/// written.
 fn with_diagnostics<'t, T: Serialize>(
     mut result: T,
     diagnostics: fn(&mut T) -> &mut Vec<Diagnostic>,
     text_of: &dyn Fn(&SourceRef) -> Option<Cow<'t, str>>,
 ) -> Result<JsValue, JsError> {
     let js = js_diagnostics(&std::mem::take(diagnostics(&mut result)), text_of);
-    let text = vap_eval_json::ser::to_string(&result).ok();
-    drop(result);
-    append_diagnostics(text, &js)
+    build(&mut |p| {
+        p.value(&result)?;
+        append_diagnostics(p, &js)
+    })
 }
 
 /// [`with_diagnostics`]' part that does not depend on the result's type.
 #[inline(never)]
-fn append_diagnostics(text: Option<String>, js: &[JsDiagnostic]) -> Result<JsValue, JsError> {
-    let fail = || JsError::new("vap-eval: could not convert the result");
-    let mut text = text.ok_or_else(fail)?;
-    let js = vap_eval_json::ser::to_string(js).map_err(|_| fail())?;
-    if text.pop() != Some('}') {
-        return Err(fail());
+fn append_diagnostics(p: &mut Program, js: &[JsDiagnostic]) -> Result<(), serde_json::Error> {
+    if !p.reopen() {
+        return Err(serde::ser::Error::custom("not an object"));
     }
-    if !text.ends_with('{') {
-        text.push(',');
-    }
-    text.push_str("\"diagnostics\":");
-    text.push_str(&js);
-    text.push('}');
-    JSON::parse(&text).map_err(|_| fail())
+    p.field("diagnostics", js)?;
+    p.close();
+    Ok(())
 }
 
-/// `value` as a plain JS object: serialised to JSON text in wasm and parsed once by the host
-/// (one boundary crossing, instead of one per field).
+/// `value` as a plain JS object, built by the host from its program ([`build`]: one boundary
+/// crossing, instead of one per field).
 fn to_js_value<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    let text = vap_eval_json::ser::to_string(value)
-        .map_err(|e| JsError::new(&format!("vap-eval: could not convert the result: {e}")))?;
-    JSON::parse(&text).map_err(|_| JsError::new("vap-eval: could not convert the result"))
+    build(&mut |p| p.value(value))
 }
 
 /// A required object argument, or its YAML/JSON text.
@@ -584,16 +737,10 @@ fn evaluate_input_fast(value: &JsValue) -> Option<EvaluateInput> {
 
 /// `value` when it is a plain object (prototype `Object.prototype`, whose own prototype is null,
 /// or none): no array, function or class instance, whose `toJSON` would count.
+/// In one import (`vap_plain`), the same steps in the same order: `instanceof Object`, its
+/// prototype, `Array.isArray`, `typeof`, the prototype's prototype.
 fn plain_object(value: &JsValue) -> Option<&js_sys::Object> {
-    let object = value.dyn_ref::<js_sys::Object>()?;
-    let proto = js_sys::Object::get_prototype_of(value);
-    if Array::is_array(value)
-        || value.is_function()
-        || !(proto.is_null() || js_sys::Object::get_prototype_of(&proto).is_null())
-    {
-        return None;
-    }
-    Some(object)
+    vap_plain(value).then(|| value.unchecked_ref())
 }
 
 /// An option enum from its name, as serde reads it from a JSON string; `None` for an unknown

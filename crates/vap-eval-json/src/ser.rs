@@ -2,11 +2,15 @@
 //! compiled in this crate (for speed, where the package's root crate is built for size): the
 //! braces, commas, keys and scalars of a `Serialize` type's text. Strings and numbers are
 //! written by serde_json itself, so the text is serde_json's byte for byte
-//! (vap-eval's `tests/result_text.rs`). vap-eval's results go through it: with serde_json's
-//! own serializer, every call of the result's serialisation (a key's quotes, a comma) was code
-//! compiled at `z` in vap-eval, where serde's derives are instantiated (bench/README.md, "The
-//! user path, fourth round"). serde_json's `raw_value` and `arbitrary_precision` tokens, features
-//! the workspace does not enable, are not special-cased.
+//! (vap-eval's `tests/result_text.rs`, which holds the package's results, written by [`js`],
+//! to this text). The package's texts (a denial's status, Kyverno's reports) go through it:
+//! with serde_json's own serializer, every call of the serialisation (a key's quotes, a comma)
+//! was code compiled at `z` in vap-eval, where serde's derives are instantiated (bench/README.md,
+//! "The user path, fourth round"). serde_json's `raw_value` and `arbitrary_precision` tokens,
+//! features the workspace does not enable, are not special-cased.
+//!
+//! [`js`]: the package's results as programs for its JS builder, which makes the value
+//! `JSON.parse` makes of this text.
 
 use serde::ser::{self, Impossible, Serialize};
 use serde_json::Error;
@@ -487,8 +491,714 @@ impl ser::SerializeStructVariant for Compound<'_> {
     }
 }
 
+/// A `Serialize` value as a program for a JavaScript builder (vap-eval's `src/wasm.rs`), which
+/// makes the same JS value `JSON.parse` makes of [`to_string`]'s text, without the text: V8's
+/// `JSON.parse` looks every member's name up in its string table and creates every object
+/// member by member (≈ 18 µs for the 6.4 KB benchmark result in Node 20), where the builder
+/// takes struct field names from a table of JS strings kept across calls (≈ 5 µs).
+///
+/// The program is a list of 32-bit words, each a tag (low 3 bits) and an argument (the rest),
+/// the strings' UTF-8 in one text (the builder decodes it once and slices it), the numbers
+/// that are not small integers in a list of doubles. Containers are closed by [`END`].
+pub mod js {
+    use super::{ser, Error, Impossible, Serialize};
+
+    /// A string: the next `arg` UTF-16 units of the text.
+    pub const STR: u32 = 0;
+    /// An integer in `0..2^29`: `arg`.
+    pub const INT: u32 = 1;
+    /// A number: the next double.
+    pub const NUM: u32 = 2;
+    /// `null` (`arg` 0), `false` (1), `true` (2).
+    pub const LIT: u32 = 3;
+    /// An array; its elements follow, then [`END`].
+    pub const ARR: u32 = 4;
+    /// An object; its members (a key op, then the value) follow, then [`END`].
+    pub const OBJ: u32 = 5;
+    /// A member's name from the builder's table: `arg >> 1` is its index; with `arg & 1` the
+    /// name is new to the builder: its length in UTF-16 units is the next word and its text is
+    /// next in the text (the builder stores it at the index).
+    pub const KEY: u32 = 6;
+    /// A member's name given in full: the next `arg` UTF-16 units of the text (map keys).
+    pub const KEYS: u32 = 7;
+    /// The end of an array or object.
+    pub const END: u32 = LIT | 3 << 3;
+
+    /// Arguments must be below this.
+    const LIMIT: usize = 1 << 29;
+    /// The table's slots (a power of two); it takes at most half as many names.
+    const SLOTS: usize = 1024;
+
+    /// The struct field names (`&'static str`, known by address) the builder has in its table,
+    /// kept across calls with the builder's own. Fixed in size, allocated once: a name that does
+    /// not fit is given in full ([`KEYS`]).
+    pub struct Names {
+        /// Open addressing on the name's address: the index + 1 in `names`, 0 for an empty slot.
+        slots: Vec<u32>,
+        names: Vec<Name>,
+    }
+
+    struct Name {
+        text: &'static str,
+        /// The builder has it (a program that defined it was built).
+        sent: bool,
+        /// Defined by the program being written.
+        pending: bool,
+    }
+
+    impl Default for Names {
+        fn default() -> Names {
+            Names { slots: vec![0; SLOTS], names: Vec::with_capacity(SLOTS / 2) }
+        }
+    }
+
+    impl Names {
+        /// The index of `name`, added when new; `None` when the table is full.
+        fn index(&mut self, name: &'static str) -> Option<u32> {
+            let addr = name.as_ptr() as usize as u32;
+            let mut slot = (addr.wrapping_mul(0x9E37_79B1) >> 22) as usize & (SLOTS - 1);
+            loop {
+                match self.slots[slot] {
+                    0 => break,
+                    n => {
+                        let i = n - 1;
+                        let known = &self.names[i as usize].text;
+                        if known.as_ptr() == name.as_ptr() && known.len() == name.len() {
+                            return Some(i);
+                        }
+                    }
+                }
+                slot = (slot + 1) & (SLOTS - 1);
+            }
+            if self.names.len() >= SLOTS / 2 {
+                return None;
+            }
+            self.names.push(Name { text: name, sent: false, pending: false });
+            self.slots[slot] = self.names.len() as u32;
+            Some(self.names.len() as u32 - 1)
+        }
+    }
+
+    /// A program being written ([`Program::value`]), then handed to the builder.
+    pub struct Program<'n> {
+        pub ops: Vec<u32>,
+        pub text: Vec<u8>,
+        pub nums: Vec<f64>,
+        names: &'n mut Names,
+        /// The names this program defines.
+        fresh: Vec<u32>,
+    }
+
+    impl<'n> Program<'n> {
+        pub fn new(names: &'n mut Names) -> Program<'n> {
+            Program {
+                ops: Vec::with_capacity(1024),
+                text: Vec::with_capacity(8192),
+                nums: Vec::new(),
+                names,
+                fresh: Vec::new(),
+            }
+        }
+
+        /// Appends `value`'s program.
+        pub fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+            value.serialize(self)
+        }
+
+        /// Reopens the object just written (its [`END`] removed) to add members ([`field`](Self::field)
+        /// then [`close`](Self::close)); `false` when the program does not end an object.
+        pub fn reopen(&mut self) -> bool {
+            // An object's program starts with OBJ; only its END is last when the program is one
+            // value that is an object.
+            if self.ops.first() == Some(&OBJ) && self.ops.last() == Some(&END) {
+                self.ops.pop();
+                return true;
+            }
+            false
+        }
+
+        /// A member of a reopened object.
+        pub fn field<T: Serialize + ?Sized>(
+            &mut self,
+            key: &'static str,
+            value: &T,
+        ) -> Result<(), Error> {
+            self.key(key)?;
+            value.serialize(self)
+        }
+
+        pub fn close(&mut self) {
+            self.ops.push(END);
+        }
+
+        /// The builder has built the program: the names it defined are in its table.
+        pub fn built(mut self) {
+            for i in std::mem::take(&mut self.fresh) {
+                let name = &mut self.names.names[i as usize];
+                name.sent = true;
+                name.pending = false;
+            }
+        }
+
+        #[inline(never)]
+        fn op(&mut self, tag: u32, arg: usize) -> Result<(), Error> {
+            if arg >= LIMIT {
+                return Err(ser::Error::custom("value too large"));
+            }
+            self.ops.push(tag | (arg as u32) << 3);
+            Ok(())
+        }
+
+        /// `s` appended to the text; its length in UTF-16 units.
+        #[inline(never)]
+        fn text(&mut self, s: &str) -> usize {
+            self.text.extend_from_slice(s.as_bytes());
+            utf16_len(s)
+        }
+
+        #[inline(never)]
+        fn str(&mut self, s: &str) -> Result<(), Error> {
+            let n = self.text(s);
+            self.op(STR, n)
+        }
+
+        #[inline(never)]
+        fn key(&mut self, key: &'static str) -> Result<(), Error> {
+            // (The builder defines a name found on `Object.prototype`, `__proto__`, as an own
+            // member, as `JSON.parse` does, whether it comes from its table or in full.)
+            let Some(i) = self.names.index(key) else { return self.map_key(key) };
+            let name = &mut self.names.names[i as usize];
+            if name.sent || name.pending {
+                return self.op(KEY, (i as usize) << 1);
+            }
+            name.pending = true;
+            self.fresh.push(i);
+            self.op(KEY, (i as usize) << 1 | 1)?;
+            // The length word: the length itself, not an op.
+            let n = self.text(key);
+            self.ops.push(n as u32);
+            Ok(())
+        }
+
+        #[inline(never)]
+        fn map_key(&mut self, key: &str) -> Result<(), Error> {
+            let n = self.text(key);
+            self.op(KEYS, n)
+        }
+
+        #[inline(never)]
+        fn int(&mut self, v: u64) -> Result<(), Error> {
+            if v < LIMIT as u64 {
+                return self.op(INT, v as usize);
+            }
+            self.num(v as f64)
+        }
+
+        #[inline(never)]
+        fn num(&mut self, v: f64) -> Result<(), Error> {
+            if !v.is_finite() {
+                // serde_json writes `null`.
+                self.ops.push(LIT);
+                return Ok(());
+            }
+            self.ops.push(NUM);
+            self.nums.push(v);
+            Ok(())
+        }
+
+        #[inline(never)]
+        fn open(&mut self, tag: u32) -> Compound<'_, 'n> {
+            self.ops.push(tag);
+            Compound { p: self, ends: 1 }
+        }
+    }
+
+    impl Drop for Program<'_> {
+        /// Not built: the names it defined are not in the builder's table.
+        fn drop(&mut self) {
+            for &i in &self.fresh {
+                self.names.names[i as usize].pending = false;
+            }
+        }
+    }
+
+    /// The length in UTF-16 units of `s`: a unit per character, two for one beyond U+FFFF.
+    fn utf16_len(s: &str) -> usize {
+        let b = s.as_bytes();
+        if b.is_ascii() {
+            return b.len();
+        }
+        b.iter().map(|&c| usize::from(c & 0xC0 != 0x80) + usize::from(c >= 0xF0)).sum()
+    }
+
+    /// An array or object being written, closed by `ends` [`END`]s (two for an enum variant's
+    /// contents).
+    pub struct Compound<'a, 'n> {
+        p: &'a mut Program<'n>,
+        ends: u8,
+    }
+
+    impl Compound<'_, '_> {
+        fn close(self) -> Result<(), Error> {
+            for _ in 0..self.ends {
+                self.p.ops.push(END);
+            }
+            Ok(())
+        }
+    }
+
+    impl<'a, 'n> ser::Serializer for &'a mut Program<'n> {
+        type Ok = ();
+        type Error = Error;
+        type SerializeSeq = Compound<'a, 'n>;
+        type SerializeTuple = Compound<'a, 'n>;
+        type SerializeTupleStruct = Compound<'a, 'n>;
+        type SerializeTupleVariant = Compound<'a, 'n>;
+        type SerializeMap = Compound<'a, 'n>;
+        type SerializeStruct = Compound<'a, 'n>;
+        type SerializeStructVariant = Compound<'a, 'n>;
+
+        fn serialize_bool(self, v: bool) -> Result<(), Error> {
+            self.ops.push(LIT | (1 + u32::from(v)) << 3);
+            Ok(())
+        }
+        fn serialize_i8(self, v: i8) -> Result<(), Error> {
+            self.serialize_i64(v.into())
+        }
+        fn serialize_i16(self, v: i16) -> Result<(), Error> {
+            self.serialize_i64(v.into())
+        }
+        fn serialize_i32(self, v: i32) -> Result<(), Error> {
+            self.serialize_i64(v.into())
+        }
+        // Integers beyond 2^53 as `JSON.parse` reads their digits: the nearest double (`as`
+        // rounds to nearest, ties to even, as the parse does).
+        fn serialize_i64(self, v: i64) -> Result<(), Error> {
+            match u64::try_from(v) {
+                Ok(v) => self.int(v),
+                Err(_) => self.num(v as f64),
+            }
+        }
+        fn serialize_i128(self, v: i128) -> Result<(), Error> {
+            self.num(v as f64)
+        }
+        fn serialize_u8(self, v: u8) -> Result<(), Error> {
+            self.int(v.into())
+        }
+        fn serialize_u16(self, v: u16) -> Result<(), Error> {
+            self.int(v.into())
+        }
+        fn serialize_u32(self, v: u32) -> Result<(), Error> {
+            self.int(v.into())
+        }
+        fn serialize_u64(self, v: u64) -> Result<(), Error> {
+            self.int(v)
+        }
+        fn serialize_u128(self, v: u128) -> Result<(), Error> {
+            self.num(v as f64)
+        }
+        fn serialize_f32(self, v: f32) -> Result<(), Error> {
+            // serde_json writes an f32's shortest digits, which `JSON.parse` reads as a double.
+            // A non-finite one is `null` (its text does not parse: NaN, which `num` writes so).
+            let digits = serde_json::to_string(&v)?;
+            self.num(digits.parse().unwrap_or(f64::NAN))
+        }
+        fn serialize_f64(self, v: f64) -> Result<(), Error> {
+            self.num(v)
+        }
+        fn serialize_char(self, v: char) -> Result<(), Error> {
+            self.str(v.encode_utf8(&mut [0; 4]))
+        }
+        fn serialize_str(self, v: &str) -> Result<(), Error> {
+            self.str(v)
+        }
+        fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
+            let c = self.open(ARR);
+            for &b in v {
+                c.p.int(b.into())?;
+            }
+            c.close()
+        }
+        fn serialize_none(self) -> Result<(), Error> {
+            self.ops.push(LIT);
+            Ok(())
+        }
+        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
+            value.serialize(self)
+        }
+        fn serialize_unit(self) -> Result<(), Error> {
+            self.ops.push(LIT);
+            Ok(())
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Result<(), Error> {
+            self.ops.push(LIT);
+            Ok(())
+        }
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            v: &'static str,
+        ) -> Result<(), Error> {
+            self.str(v)
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<(), Error> {
+            value.serialize(self)
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+            value: &T,
+        ) -> Result<(), Error> {
+            self.ops.push(OBJ);
+            self.key(variant)?;
+            value.serialize(&mut *self)?;
+            self.ops.push(END);
+            Ok(())
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'a, 'n>, Error> {
+            Ok(self.open(ARR))
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Compound<'a, 'n>, Error> {
+            Ok(self.open(ARR))
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Compound<'a, 'n>, Error> {
+            Ok(self.open(ARR))
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+            _: usize,
+        ) -> Result<Compound<'a, 'n>, Error> {
+            self.ops.push(OBJ);
+            self.key(variant)?;
+            self.ops.push(ARR);
+            Ok(Compound { p: self, ends: 2 })
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Compound<'a, 'n>, Error> {
+            Ok(self.open(OBJ))
+        }
+        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Compound<'a, 'n>, Error> {
+            Ok(self.open(OBJ))
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+            _: usize,
+        ) -> Result<Compound<'a, 'n>, Error> {
+            self.ops.push(OBJ);
+            self.key(variant)?;
+            self.ops.push(OBJ);
+            Ok(Compound { p: self, ends: 2 })
+        }
+    }
+
+    impl ser::SerializeSeq for Compound<'_, '_> {
+        type Ok = ();
+        type Error = Error;
+        fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+            value.serialize(&mut *self.p)
+        }
+        fn end(self) -> Result<(), Error> {
+            self.close()
+        }
+    }
+
+    impl ser::SerializeTuple for Compound<'_, '_> {
+        type Ok = ();
+        type Error = Error;
+        fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+            value.serialize(&mut *self.p)
+        }
+        fn end(self) -> Result<(), Error> {
+            self.close()
+        }
+    }
+
+    impl ser::SerializeTupleStruct for Compound<'_, '_> {
+        type Ok = ();
+        type Error = Error;
+        fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+            value.serialize(&mut *self.p)
+        }
+        fn end(self) -> Result<(), Error> {
+            self.close()
+        }
+    }
+
+    impl ser::SerializeTupleVariant for Compound<'_, '_> {
+        type Ok = ();
+        type Error = Error;
+        fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+            value.serialize(&mut *self.p)
+        }
+        fn end(self) -> Result<(), Error> {
+            self.close()
+        }
+    }
+
+    impl ser::SerializeMap for Compound<'_, '_> {
+        type Ok = ();
+        type Error = Error;
+        fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+            key.serialize(MapKey(&mut *self.p))
+        }
+        fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+            value.serialize(&mut *self.p)
+        }
+        fn end(self) -> Result<(), Error> {
+            self.close()
+        }
+    }
+
+    impl ser::SerializeStruct for Compound<'_, '_> {
+        type Ok = ();
+        type Error = Error;
+        fn serialize_field<T: Serialize + ?Sized>(
+            &mut self,
+            key: &'static str,
+            value: &T,
+        ) -> Result<(), Error> {
+            self.p.key(key)?;
+            value.serialize(&mut *self.p)
+        }
+        fn end(self) -> Result<(), Error> {
+            self.close()
+        }
+    }
+
+    impl ser::SerializeStructVariant for Compound<'_, '_> {
+        type Ok = ();
+        type Error = Error;
+        fn serialize_field<T: Serialize + ?Sized>(
+            &mut self,
+            key: &'static str,
+            value: &T,
+        ) -> Result<(), Error> {
+            self.p.key(key)?;
+            value.serialize(&mut *self.p)
+        }
+        fn end(self) -> Result<(), Error> {
+            self.close()
+        }
+    }
+
+    /// serde_json's map keys ([`super::MapKey`]), given in full.
+    struct MapKey<'a, 'n>(&'a mut Program<'n>);
+
+    impl MapKey<'_, '_> {
+        fn quoted<T: Serialize>(self, v: T) -> Result<(), Error> {
+            self.0.map_key(&serde_json::to_string(&v)?)
+        }
+    }
+
+    impl ser::Serializer for MapKey<'_, '_> {
+        type Ok = ();
+        type Error = Error;
+        type SerializeSeq = Impossible<(), Error>;
+        type SerializeTuple = Impossible<(), Error>;
+        type SerializeTupleStruct = Impossible<(), Error>;
+        type SerializeTupleVariant = Impossible<(), Error>;
+        type SerializeMap = Impossible<(), Error>;
+        type SerializeStruct = Impossible<(), Error>;
+        type SerializeStructVariant = Impossible<(), Error>;
+
+        fn serialize_str(self, v: &str) -> Result<(), Error> {
+            self.0.map_key(v)
+        }
+        fn serialize_char(self, v: char) -> Result<(), Error> {
+            self.0.map_key(v.encode_utf8(&mut [0; 4]))
+        }
+        fn serialize_bool(self, v: bool) -> Result<(), Error> {
+            self.quoted(v)
+        }
+        fn serialize_i8(self, v: i8) -> Result<(), Error> {
+            self.quoted(v)
+        }
+        fn serialize_i16(self, v: i16) -> Result<(), Error> {
+            self.quoted(v)
+        }
+        fn serialize_i32(self, v: i32) -> Result<(), Error> {
+            self.quoted(v)
+        }
+        fn serialize_i64(self, v: i64) -> Result<(), Error> {
+            self.quoted(v)
+        }
+        fn serialize_i128(self, v: i128) -> Result<(), Error> {
+            self.quoted(v)
+        }
+        fn serialize_u8(self, v: u8) -> Result<(), Error> {
+            self.quoted(v)
+        }
+        fn serialize_u16(self, v: u16) -> Result<(), Error> {
+            self.quoted(v)
+        }
+        fn serialize_u32(self, v: u32) -> Result<(), Error> {
+            self.quoted(v)
+        }
+        fn serialize_u64(self, v: u64) -> Result<(), Error> {
+            self.quoted(v)
+        }
+        fn serialize_u128(self, v: u128) -> Result<(), Error> {
+            self.quoted(v)
+        }
+        fn serialize_f32(self, v: f32) -> Result<(), Error> {
+            if !v.is_finite() {
+                return Err(super::key_must_be_a_string());
+            }
+            self.quoted(v)
+        }
+        fn serialize_f64(self, v: f64) -> Result<(), Error> {
+            if !v.is_finite() {
+                return Err(super::key_must_be_a_string());
+            }
+            self.quoted(v)
+        }
+        fn serialize_bytes(self, _: &[u8]) -> Result<(), Error> {
+            Err(super::key_must_be_a_string())
+        }
+        fn serialize_none(self) -> Result<(), Error> {
+            Err(super::key_must_be_a_string())
+        }
+        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Error> {
+            Err(super::key_must_be_a_string())
+        }
+        fn serialize_unit(self) -> Result<(), Error> {
+            Err(super::key_must_be_a_string())
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Result<(), Error> {
+            Err(super::key_must_be_a_string())
+        }
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            v: &'static str,
+        ) -> Result<(), Error> {
+            self.0.map_key(v)
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<(), Error> {
+            value.serialize(self)
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<(), Error> {
+            Err(super::key_must_be_a_string())
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+            Err(super::key_must_be_a_string())
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
+            Err(super::key_must_be_a_string())
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct, Error> {
+            Err(super::key_must_be_a_string())
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, Error> {
+            Err(super::key_must_be_a_string())
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
+            Err(super::key_must_be_a_string())
+        }
+        fn serialize_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStruct, Error> {
+            Err(super::key_must_be_a_string())
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, Error> {
+            Err(super::key_must_be_a_string())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn programs_name_fields_once() {
+        use super::js::*;
+        use serde::ser::{SerializeStruct, Serializer};
+        struct S {
+            a: u32,
+            b: Vec<Option<f64>>,
+            c: std::collections::BTreeMap<&'static str, bool>,
+        }
+        impl serde::Serialize for S {
+            fn serialize<W: Serializer>(&self, w: W) -> Result<W::Ok, W::Error> {
+                let mut s = w.serialize_struct("S", 3)?;
+                s.serialize_field("a", &self.a)?;
+                s.serialize_field("é😀", &self.b)?;
+                s.serialize_field("c", &self.c)?;
+                s.end()
+            }
+        }
+        let v = S { a: 1 << 29, b: vec![None, Some(-0.0)], c: [("__proto__", true)].into() };
+        let mut names = Names::default();
+        let mut p = Program::new(&mut names);
+        p.value(&v).unwrap();
+        assert_eq!(
+            p.ops,
+            [OBJ, KEY | 1 << 3, 1, NUM, KEY | 3 << 3, 3, ARR, LIT, NUM, END]
+                .into_iter()
+                .chain([KEY | 5 << 3, 1, OBJ, KEYS | 9 << 3, LIT | 2 << 3, END, END])
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(p.text, "aé😀c__proto__".as_bytes());
+        assert_eq!(p.nums, [(1 << 29) as f64, -0.0]);
+        // Not built: the next program defines the names again; built: it does not.
+        drop(p);
+        let mut p = Program::new(&mut names);
+        p.value(&v).unwrap();
+        assert_eq!(p.ops[1], KEY | 1 << 3);
+        p.built();
+        let mut p = Program::new(&mut names);
+        p.value(&v).unwrap();
+        assert_eq!(p.ops[1..3], [KEY, NUM]);
+        assert!(p.reopen());
+        p.field("d", "x").unwrap();
+        p.close();
+        assert_eq!(p.ops[p.ops.len() - 4..], [KEY | 7 << 3, 1, STR | 1 << 3, END]);
+    }
+
     #[test]
     fn strings_as_serde_json_writes_them() {
         let mut texts: Vec<String> = [
