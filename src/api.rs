@@ -553,6 +553,8 @@ pub fn evaluate_owned(set: &PolicySet, docs: RequestDocuments) -> EvaluateResult
 pub struct ObjectTexts {
     pub object: Option<String>,
     pub old_object: Option<String>,
+    /// What reading each text found of the object's decoding ([`crate::objects::read_object`]).
+    pub decoded: [Option<crate::objects::Decoded>; 2],
 }
 
 /// [`evaluate_owned`], with the texts of objects given as parsed values.
@@ -609,6 +611,7 @@ pub fn evaluate_documents(
     ];
     let object_text = object_text.or(texts.object);
     let old_object_text = old_object_text.or(texts.old_object);
+    let decoded = [decoded[0].or(texts.decoded[0]), decoded[1].or(texts.decoded[1])];
     let sources = [
         object_source.as_deref().or(object_text.as_deref()).filter(|_| located[0]),
         old_object_source.as_deref().or(old_object_text.as_deref()).filter(|_| located[1]),

@@ -837,6 +837,7 @@ impl Auditor {
         let texts = ObjectTexts {
             object: text.map(str::to_string),
             old_object: text.filter(|_| self.options.update).map(str::to_string),
+            ..ObjectTexts::default()
         };
         let result = evaluate_documents(&self.set, docs, texts);
         if !self.assumed.contains(&report.namespace)

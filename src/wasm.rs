@@ -23,6 +23,7 @@ use crate::diagnostic::{Diagnostic, SourceRef};
 #[cfg(feature = "editor")]
 use crate::editor;
 use crate::environment::KubeVersion;
+use crate::objects::Decoded;
 
 #[wasm_bindgen]
 extern "C" {
@@ -447,7 +448,12 @@ impl JsPolicySet {
     ) -> Result<JsValue, JsError> {
         panic_hook();
         let _arena = crate::arena::Scope::enter(&crate::ARENA);
-        let (docs, texts, sources) = request_documents("PolicySet.evaluate(request)", &request)?;
+        // An object given as a JS object is read with its decoding checked, as a text is, when
+        // the set normalises it with its changes listed (`api::evaluate_documents`).
+        let set = &self.set;
+        let check = (set.normalize_objects && !set.summary()).then_some(set.version);
+        let (docs, texts, sources) =
+            request_documents("PolicySet.evaluate(request)", &request, check)?;
         let result = api::evaluate_documents(&self.set, docs, texts);
         let text_of = |s: &SourceRef| text_of(s, &self.set.text, &sources);
         with_diagnostics(result, |r| &mut r.diagnostics, &text_of)
@@ -521,11 +527,14 @@ fn texts_of(docs: &RequestDocuments) -> RequestDocuments {
 /// general path, which gives the same result or the same error.
 /// An object's `JSON.stringify` text is kept when it is plain JSON ([`ObjectTexts`]).
 /// Also the documents' texts, for the diagnostics ([`Sources`]).
+/// `check`: the version to check `object`'s and `oldObject`'s decoding at while they are read
+/// ([`crate::objects::read_object`]).
 fn request_documents(
     what: &str,
     value: &JsValue,
+    check: Option<KubeVersion>,
 ) -> Result<(RequestDocuments, ObjectTexts, Sources), JsError> {
-    match request_documents_fast(value) {
+    match request_documents_fast(value, check) {
         Some(docs) => Ok(docs),
         None => {
             let docs: RequestDocuments = input_arg(what, value)?;
@@ -535,7 +544,10 @@ fn request_documents(
     }
 }
 
-fn request_documents_fast(value: &JsValue) -> Option<(RequestDocuments, ObjectTexts, Sources)> {
+fn request_documents_fast(
+    value: &JsValue,
+    check: Option<KubeVersion>,
+) -> Option<(RequestDocuments, ObjectTexts, Sources)> {
     let object = plain_object(value)?;
     let mut docs = RequestDocuments::default();
     let mut texts = ObjectTexts::default();
@@ -543,17 +555,17 @@ fn request_documents_fast(value: &JsValue) -> Option<(RequestDocuments, ObjectTe
     for key in js_sys::Object::keys(object).iter() {
         // The key's name compared in JS (`vap_slot`): not copied into wasm memory.
         let (slot, text, i) = match vap_slot(&key) {
-            0 => (&mut docs.object, Some(&mut texts.object), 0),
-            1 => (&mut docs.old_object, Some(&mut texts.old_object), 1),
+            0 => (&mut docs.object, Some((&mut texts.object, &mut texts.decoded[0])), 0),
+            1 => (&mut docs.old_object, Some((&mut texts.old_object, &mut texts.decoded[1])), 1),
             2 => (&mut docs.request, None, 2),
             _ => return None,
         };
         let v = js_sys::Reflect::get(value, &key).ok()?;
-        let (document, plain) = document_fast(&v)?;
+        let (document, plain, decoded) = document_fast(&v, text.as_ref().and(check))?;
         strings[i] = matches!(document, Some(Document::Text(_))).then_some(v);
         *slot = document;
-        if let Some(t) = text {
-            *t = plain;
+        if let Some((t, d)) = text {
+            (*t, *d) = (plain, decoded);
         }
     }
     Some((docs, texts, Sources::Js(strings)))
@@ -564,14 +576,22 @@ fn request_documents_fast(value: &JsValue) -> Option<(RequestDocuments, ObjectTe
 /// as absent (serde's `Option`), an object converted alone (with its `JSON.stringify` text when that is plain
 /// JSON, [`ObjectTexts`]). `None` for anything else (an array, a number, an object that does
 /// not convert): the general path then reads the whole argument and reports it.
-fn document_fast(v: &JsValue) -> Option<(Option<Document>, Option<String>)> {
+/// A document read on its own: the document, an object's plain JSON text, and what reading it
+/// found of its decoding.
+type FastDocument = (Option<Document>, Option<String>, Option<Decoded>);
+
+/// `check`: the version an object's decoding is checked at as its text is read
+/// ([`crate::objects::read_object`]), what it found the third value.
+fn document_fast(v: &JsValue, check: Option<KubeVersion>) -> Option<FastDocument> {
     if v.is_undefined() || v.is_null() {
-        Some((None, None)) // JSON.stringify leaves undefined out
+        Some((None, None, None)) // JSON.stringify leaves undefined out
     } else if let Some(text) = large_string(v) {
-        Some((Some(Document::Text(text)), None))
+        Some((Some(Document::Text(text)), None, None))
     } else if v.is_object() && !Array::is_array(v) && !v.is_function() {
-        match js_object_json(v)? {
-            (json @ Json::Object(_), plain) => Some((Some(Document::Object(json)), plain)),
+        match js_object_json(v, check)? {
+            (json @ Json::Object(_), plain, decoded) => {
+                Some((Some(Document::Object(json)), plain, decoded))
+            }
             _ => None,
         }
     } else {
@@ -581,11 +601,18 @@ fn document_fast(v: &JsValue) -> Option<(Option<Document>, Option<String>)> {
 
 /// A JS object as JSON ([`js_to_json`]), with its `JSON.stringify` text when that is plain
 /// JSON (the request fast path's reading, the same value); `None` when it does not convert.
-fn js_object_json(value: &JsValue) -> Option<(Json, Option<String>)> {
+fn js_object_json(
+    value: &JsValue,
+    check: Option<KubeVersion>,
+) -> Option<(Json, Option<String>, Option<Decoded>)> {
     let text = stringified(value).ok()??;
-    match crate::admission::yaml::parse_json_object(&text) {
-        Some(json) => Some((json, Some(text))),
-        None => Some((vap_eval_json::from_str(&text).ok()?, None)),
+    let read = match check {
+        Some(version) => crate::objects::read_object(&text, version),
+        None => crate::admission::yaml::parse_json_object(&text).map(|json| (json, None)),
+    };
+    match read {
+        Some((json, decoded)) => Some((json, Some(text), decoded)),
+        None => Some((vap_eval_json::from_str(&text).ok()?, None, None)),
     }
 }
 
@@ -730,7 +757,7 @@ fn evaluate_input_fast(value: &JsValue) -> Option<EvaluateInput> {
                 continue;
             }
         };
-        *slot = document_fast(&v)?.0;
+        *slot = document_fast(&v, None)?.0;
     }
     Some(input)
 }
