@@ -95,6 +95,11 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
     fn eval(&mut self, n: &Node) -> R<'a> {
         match n {
             Node::Const(v) => Ok(v.clone()),
+            // A comprehension variable or accumulator read whole (`@result` in `all`'s step).
+            Node::Attr { root: Root::Local(s), quals, loc } if quals.is_empty() => {
+                self.charge(1, *loc)?;
+                self.locals[*s as usize].clone()
+            }
             Node::Attr { root, quals, loc } => self.attr(root, quals, *loc),
             Node::Has { root, quals, field, loc } => self.has(root, quals, field, *loc),
             Node::LazyVar { name, global, loc } => self.lazy_var(name, *global, *loc),
