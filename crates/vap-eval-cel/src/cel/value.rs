@@ -832,6 +832,14 @@ mod tests {
             "abcdefgé",
             "abcdefghé",
         ];
+        for n in 0..40 {
+            for at in 0..=n {
+                for ch in ["é", "日", "🦀"] {
+                    let s = format!("{}{ch}{}", "a".repeat(at), "b".repeat(n - at));
+                    assert_eq!(char_count(&s), s.chars().count(), "{s}");
+                }
+            }
+        }
         for a in words {
             assert_eq!(char_count(a), a.chars().count(), "{a}");
             for b in words {
