@@ -259,6 +259,19 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
 
     /// `&&` (`or == false`) and `||` (`or == true`), commutative over errors.
     fn logic(&mut self, l: &Node, r: &Node, or: bool, loc: Loc) -> R<'a> {
+        // A left side that is a comprehension variable holding the bool that decides nothing
+        // (`@result` in `all`'s step while it is true, in `exists`'s while false): its cost,
+        // then the right side's bool, error, or `no such overload`, as below.
+        if let Node::Attr { root: Root::Local(s), quals, loc: aloc } = l {
+            if quals.is_empty() && matches!(self.locals[*s as usize], Ok(Value::Bool(b)) if b != or)
+            {
+                self.charge(1, *aloc)?;
+                return match self.eval(r)? {
+                    Value::Bool(b) => Ok(Value::Bool(b)),
+                    _ => Err(err("no such overload", loc)),
+                };
+            }
+        }
         let lv = self.eval(l);
         match &lv {
             Ok(Value::Bool(b)) if *b == or => return Ok(Value::Bool(or)),
