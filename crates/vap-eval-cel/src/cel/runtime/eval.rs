@@ -94,7 +94,12 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
 
     fn eval(&mut self, n: &Node) -> R<'a> {
         match n {
-            Node::Const(v) => Ok(v.clone()),
+            // (An int or bool constant, `< 256`, `== true`, without the clone's call.)
+            Node::Const(v) => Ok(match v {
+                Value::Int(i) => Value::Int(*i),
+                Value::Bool(b) => Value::Bool(*b),
+                v => v.clone(),
+            }),
             // A comprehension variable or accumulator read whole (`@result` in `all`'s step).
             Node::Attr { root: Root::Local(s), quals, loc } if quals.is_empty() => {
                 self.charge(1, *loc)?;
