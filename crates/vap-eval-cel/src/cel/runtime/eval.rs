@@ -94,7 +94,17 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
 
     fn eval(&mut self, n: &Node) -> R<'a> {
         match n {
-            Node::Const(v) => Ok(v.clone()),
+            // (An int or bool constant, `< 256`, `== true`, without the clone's call.)
+            Node::Const(v) => Ok(match v {
+                Value::Int(i) => Value::Int(*i),
+                Value::Bool(b) => Value::Bool(*b),
+                v => v.clone(),
+            }),
+            // A comprehension variable or accumulator read whole (`@result` in `all`'s step).
+            Node::Attr { root: Root::Local(s), quals, loc } if quals.is_empty() => {
+                self.charge(1, *loc)?;
+                self.locals[*s as usize].clone()
+            }
             Node::Attr { root, quals, loc } => self.attr(root, quals, *loc),
             Node::Has { root, quals, field, loc } => self.has(root, quals, field, *loc),
             Node::LazyVar { name, global, loc } => self.lazy_var(name, *global, *loc),
@@ -254,6 +264,19 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
 
     /// `&&` (`or == false`) and `||` (`or == true`), commutative over errors.
     fn logic(&mut self, l: &Node, r: &Node, or: bool, loc: Loc) -> R<'a> {
+        // A left side that is a comprehension variable holding the bool that decides nothing
+        // (`@result` in `all`'s step while it is true, in `exists`'s while false): its cost,
+        // then the right side's bool, error, or `no such overload`, as below.
+        if let Node::Attr { root: Root::Local(s), quals, loc: aloc } = l {
+            if quals.is_empty() && matches!(self.locals[*s as usize], Ok(Value::Bool(b)) if b != or)
+            {
+                self.charge(1, *aloc)?;
+                return match self.eval(r)? {
+                    Value::Bool(b) => Ok(Value::Bool(b)),
+                    _ => Err(err("no such overload", loc)),
+                };
+            }
+        }
         let lv = self.eval(l);
         match &lv {
             Ok(Value::Bool(b)) if *b == or => return Ok(Value::Bool(or)),
@@ -311,9 +334,42 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
     }
 
     fn attr(&mut self, root: &Root, quals: &[Qual], loc: Loc) -> R<'a> {
-        let mut obj = self.root(root, loc)?;
-        if quals.is_empty() {
-            return Ok(obj);
+        // A variable holding a JSON object: its cost, without a copy of its value.
+        let mut obj = match self.json_root(root) {
+            Some(m) if !quals.is_empty() => {
+                self.charge(1, loc)?;
+                Value::Map(Map::Json(m))
+            }
+            _ => {
+                let obj = self.root(root, loc)?;
+                if quals.is_empty() {
+                    return Ok(obj);
+                }
+                obj
+            }
+        };
+        let mut rest = quals;
+        // Plain field selections (`.f`) on a JSON object walk the document's references: no
+        // value made and dropped per step. The same costs, results and errors as the loop below.
+        if let Value::Map(Map::Json(root)) = obj {
+            let mut m = Some(root);
+            let mut cur = None;
+            while let [q @ Qual { kind: QualKind::Field(f), optional: false, .. }, tail @ ..] = rest
+            {
+                self.charge(1, q.loc)?;
+                let Some(j) = m.and_then(|m| json_get(m, f)) else {
+                    return Err(err(format!("no such key: {f}"), q.loc));
+                };
+                cur = Some(j);
+                m = match j {
+                    serde_json::Value::Object(n) => Some(n),
+                    _ => None,
+                };
+                rest = tail;
+            }
+            if let Some(j) = cur {
+                obj = Value::from_json(j);
+            }
         }
         let mut opt = false;
         if let Value::Optional(o) = &obj {
@@ -330,7 +386,7 @@ impl<'p, 'a, 'c> Evaluator<'p, 'a, 'c> {
                 }
             }
         }
-        for q in quals {
+        for q in rest {
             opt |= q.optional;
             let key = self.qual_key(q)?;
             self.charge(1, q.loc)?;
@@ -701,4 +757,97 @@ fn in_set(set: &[Value<'_>], v: &Value<'_>) -> bool {
         }
         _ => false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cel::parser::{parse, ParseOptions};
+    use crate::cel::runtime::{plan, Bindings, CostTracker, PlanOptions};
+    use crate::cel::stdlib::Registry;
+    use crate::cel::value::{Key, Str, Value};
+    use serde_json::Value as Json;
+
+    /// The same data as values built during evaluation (owned maps and lists): attribute
+    /// reads on it take the qualifier loop, never the walk on a JSON document.
+    fn owned(j: &Json) -> Value<'static> {
+        match j {
+            Json::Object(m) => Value::map(
+                m.iter()
+                    .map(|(k, v)| (Key::String(Str::Owned(k.as_str().into())), owned(v)))
+                    .collect(),
+            ),
+            Json::Array(a) => Value::list(a.iter().map(owned).collect()),
+            Json::String(s) => Value::string(s.as_str()),
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(*b),
+            Json::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Double(n.as_f64().unwrap_or(f64::NAN)),
+            },
+        }
+    }
+
+    fn run(p: &crate::cel::runtime::Program, object: Value<'_>, limit: Option<u64>) -> String {
+        let act = Bindings::new().with("object", object);
+        let mut cost = CostTracker::new(limit);
+        match p.eval(&act, &mut cost) {
+            Ok(v) => format!("{v:?} cost {}", cost.actual_cost()),
+            Err(e) => format!("{} at {} ({}) cost {}", e.message, e.node, e.cancelled, cost.cost),
+        }
+    }
+
+    /// Field chains on a JSON object (walked on the document's references) evaluate as on the
+    /// same data held as values: results, errors, their nodes and costs, at every cost limit.
+    #[test]
+    fn json_field_walk_as_values() {
+        let object: Json = serde_json::from_str(
+            r#"{"spec": {"replicas": 3, "template": {"spec": {"containers": [
+                {"name": "a", "image": "x/a", "ports": [{"containerPort": 80}],
+                 "resources": {"limits": {"memory": "1Gi"}}},
+                {"name": "b", "image": "x/b", "env": [{"name": "K", "value": "v"}]}]}},
+                "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9,
+                "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16,
+                "last": {"x": null}},
+              "metadata": {"name": "n", "labels": {"app": "web"}}}"#,
+        )
+        .unwrap();
+        let reg = Registry::standard();
+        for expr in [
+            "object.spec.replicas",
+            "object.spec.last.x",
+            "object.spec.k16 + object.spec.k9",
+            "object.spec.template.spec.containers[0].name",
+            "object.spec.template.spec.containers[1].env[0].value",
+            "object.spec.missing",
+            "object.spec.missing.deeper",
+            "object.nope.spec",
+            "object.spec.replicas.foo",
+            "object.spec.template.spec.containers.foo",
+            "object.metadata.labels['app']",
+            "object.metadata.labels.app.size()",
+            "object.metadata['labels'].app",
+            "object.?metadata.labels.app",
+            "object.metadata.?labels.app",
+            "object.metadata.?nope.app",
+            "has(object.spec.template.spec)",
+            "has(object.spec.nope.x)",
+            "has(object.spec.replicas.x)",
+            "object.spec.template.spec.containers.all(c, c.name.size() > 0 && has(c.image))",
+            "object.spec.template.spec.containers.map(c, c.resources.limits.memory)",
+            "object.spec.template.spec.containers.exists(c, c.ports[0].containerPort == 80)",
+            "object.spec.template.spec.containers.all(c, !has(c.env) || c.env.all(e, e.value != ''))",
+            "[object][0].spec.replicas",
+            "[object.spec][0].template.spec.containers[0].image",
+        ] {
+            let ast = parse(expr, ParseOptions::default()).unwrap();
+            let p = plan(&ast, None, &reg, PlanOptions::default()).unwrap();
+            let full = run(&p, owned(&object), None);
+            assert_eq!(run(&p, Value::from_json(&object), None), full, "{expr}");
+            let total = full.rsplit(' ').next().and_then(|c| c.parse::<u64>().ok()).unwrap();
+            for limit in 0..=total + 1 {
+                let want = run(&p, owned(&object), Some(limit));
+                assert_eq!(run(&p, Value::from_json(&object), Some(limit)), want, "{expr} {limit}");
+            }
+        }
+    }
 }

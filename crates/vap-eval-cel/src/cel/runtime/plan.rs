@@ -677,7 +677,14 @@ impl Planner<'_> {
         // (`_==_` too: the estimator prices it, at 1, only when its left operand is a library
         // type's value.)
         let eq = function == "_==_";
-        if let ([o], false, 1 | 2) = (&overloads[..], k8s_named && !eq, planned.len()) {
+        // Candidates that share one implementation (`size` or `_<_` on `dyn` operands) are
+        // one: the loop would call it once (a `no such overload` from it is one from all) and
+        // charge the first candidate's cost.
+        let one = match &overloads[..] {
+            [o, rest @ ..] if rest.iter().all(|r| r.imp as usize == o.imp as usize) => Some(*o),
+            _ => None,
+        };
+        if let (Some(o), false, 1 | 2) = (one, k8s_named && !eq, planned.len()) {
             let b = if planned.len() == 2 { planned.pop() } else { None };
             if let Some(a) = planned.pop() {
                 return Ok(Node::Direct(Box::new(Direct { overload: o, a, b, eq, loc: l })));

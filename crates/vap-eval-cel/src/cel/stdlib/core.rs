@@ -172,7 +172,7 @@ fn ge<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
 
 fn size<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     Ok(Value::Int(match &a[0] {
-        Value::String(s) => s.as_str().chars().count() as i64,
+        Value::String(s) => crate::cel::value::char_count(s.as_str()) as i64,
         Value::Bytes(b) => b.len() as i64,
         Value::List(l) => l.len() as i64,
         Value::Map(m) => m.len() as i64,
