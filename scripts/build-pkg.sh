@@ -60,7 +60,7 @@ cat > pkg/package.json <<JSON
   "keywords": ["kubernetes", "cel", "validatingadmissionpolicy", "admission", "wasm"]
 }
 JSON
-# wasm-bindgen writes snippets/ only when the crate has inline JS (crates/vap-eval-cel/src/host_tz.rs): ship it.
+# wasm-bindgen writes snippets/ for inline JS (the result builder in src/wasm.rs, crates/vap-eval-cel/src/host_tz.rs): ship it.
 if [ -d pkg/snippets ]; then
   node -e 'const f="pkg/package.json",p=JSON.parse(require("fs").readFileSync(f));p.files.push("snippets/");require("fs").writeFileSync(f,JSON.stringify(p,null,2)+"\n")'
 fi
