@@ -109,6 +109,9 @@ struct Plan {
     /// field holding its zero value is found while the keys are looked up).
     encode_absent: u128,
     encode_present: u128,
+    /// The `omitempty` fields whose value can be empty ([`is_empty`]: a scalar, a list, a map;
+    /// not a pointer or a struct): only these are ever dropped when present.
+    empties: u128,
     /// The resource lists core/v1 SetDefaults_ResourceList rounds (`{q` fields, but for
     /// node/v1's Overhead).
     lists: u128,
@@ -768,6 +771,7 @@ impl<'m> Walk<'m> {
         let coded = super::defaults::is_coded(ty);
         let (mut default_always, mut default_present) = (0u128, 0u128);
         let (mut encode_absent, mut encode_present, mut lists) = (0u128, 0u128, 0u128);
+        let mut empties = 0u128;
         for (i, f) in fields.iter().enumerate() {
             let has_child = child.get(i).is_some_and(Option::is_some);
             let b = bit(i);
@@ -791,6 +795,11 @@ impl<'m> Walk<'m> {
             if has_child {
                 encode_present |= b;
             }
+            if f.omitempty
+                && matches!(lead(f.shape), b's' | b'y' | b'i' | b'l' | b'f' | b'b' | b'[' | b'{')
+            {
+                empties |= b;
+            }
         }
         default_present |= lists;
         // Never freed (see `Plans::plans`).
@@ -808,6 +817,7 @@ impl<'m> Walk<'m> {
             default_present,
             encode_absent,
             encode_present,
+            empties,
             lists,
         }));
         Some(*cell.get_or_init(|| plan))
@@ -1333,7 +1343,7 @@ impl<'m> Walk<'m> {
         while let Some(i) = next_bit(&mut visit) {
             let Some(f) = fields.get(i) else { break };
             // Encoded above, and not an `omitempty` value that can be empty: nothing to do.
-            if here(done, i) && !(f.omitempty && lead(f.shape) != b'*') {
+            if here(done, i) && !here(plan.empties, i) {
                 continue;
             }
             let child = plan.child.get(i).copied().flatten();
