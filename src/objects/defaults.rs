@@ -543,7 +543,7 @@ fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
             if v.as_object().is_some_and(|m| m.keys().all(|k| k == "name")) {
                 set(w, v, "emptyDir", Json::Object(Map::new()));
             }
-            if v.get("image").is_some_and(Json::is_object)
+            if resolve(v, "image").is_some_and(Json::is_object)
                 && str_at(v, "image pullPolicy").is_empty()
                 && gate_enabled("ImageVolume", w.version)
             {

@@ -292,20 +292,13 @@ enum Step {
 }
 
 /// Struct fields are looked up by name in objects that rarely hold more than a dozen keys:
-/// compared in place (mostly a length check) rather than hashed (SipHash) — the walk looks up
-/// every declared field of every struct, present or not.
+/// compared in place (mostly a length check, then [`same_name`]'s words, no call) rather than
+/// hashed (SipHash) — the walk looks up every declared field of every struct, present or not.
 const LINEAR: usize = 16;
-
-/// Two names are the same: the length and the first byte first, inline (the code is built for
-/// size, where a string comparison is a call, and most candidates differ in length).
-#[inline(always)]
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
-}
 
 pub(super) fn get<'v>(m: &'v Map<String, Json>, name: &str) -> Option<&'v Json> {
     if m.len() <= LINEAR {
-        m.iter().find(|(k, _)| same(k, name)).map(|(_, v)| v)
+        m.iter().find(|(k, _)| same_name(k.as_bytes(), name.as_bytes())).map(|(_, v)| v)
     } else {
         m.get(name)
     }
@@ -313,7 +306,7 @@ pub(super) fn get<'v>(m: &'v Map<String, Json>, name: &str) -> Option<&'v Json> 
 
 pub(super) fn get_mut<'v>(m: &'v mut Map<String, Json>, name: &str) -> Option<&'v mut Json> {
     if m.len() <= LINEAR {
-        m.iter_mut().find(|(k, _)| same(k, name)).map(|(_, v)| v)
+        m.iter_mut().find(|(k, _)| same_name(k.as_bytes(), name.as_bytes())).map(|(_, v)| v)
     } else {
         m.get_mut(name)
     }
@@ -589,7 +582,10 @@ fn canonical_quantity(text: &str, given: Option<&str>) -> Result<Option<String>,
     let changed = |c: &str| (given != Some(c)).then(|| c.to_string());
     let hit = CANONICAL.with(|cache| {
         let cache = cache.borrow();
-        cache.iter().find(|(t, _)| same(t, text)).map(|(_, c)| changed(c))
+        cache
+            .iter()
+            .find(|(t, _)| same_name(t.as_bytes(), text.as_bytes()))
+            .map(|(_, c)| changed(c))
     });
     if let Some(hit) = hit {
         return Ok(hit);
@@ -1440,7 +1436,7 @@ impl<'m> Check<'m> {
             ([b'[', ..], Json::Array(a)) => a.is_empty(),
             _ if settled(shape, v) => true,
             ([b'y'], Json::String(s)) => crate::webhook::types::base64_error(s).is_none(),
-            ([b'q'], Json::String(s)) => canonical_quantity(s.trim(), Some(s)) == Ok(None),
+            ([b'q'], Json::String(s)) => canonical_quantity(trimmed(s), Some(s)) == Ok(None),
             ([c @ (b't' | b'u')], Json::String(s)) => is_canonical_time(s, *c == b'u'),
             _ => false,
         }
@@ -1493,16 +1489,45 @@ impl vap_eval_json::Schema for Check<'_> {
     }
 }
 
+/// `s.trim()`, without its call when `s` starts and ends with a visible ASCII character (most
+/// quantities): nothing is trimmed then.
+#[inline(always)]
+fn trimmed(s: &str) -> &str {
+    match s.as_bytes() {
+        [a, .., b] if a.is_ascii_graphic() && b.is_ascii_graphic() => s,
+        [a] if a.is_ascii_graphic() => s,
+        _ => s.trim(),
+    }
+}
+
 /// Whether a quantity's text is a whole number of milli units or of a coarser unit (digits and
 /// a decimal or binary suffix, `m` included, no fraction or exponent): `RoundUp(-3)` leaves such
 /// a quantity as it is. The decoder has already written every quantity in its canonical form.
 fn milli_or_coarser(s: &str) -> bool {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+    // Bytes: a `char` search is a decoding loop and calls.
+    let digits = match s.as_bytes() {
+        [b'+' | b'-', rest @ ..] => rest,
+        all => all,
+    };
+    let end = digits.iter().position(|c| !c.is_ascii_digit()).unwrap_or(digits.len());
     end > 0
         && matches!(
-            &digits[end..],
-            "" | "m" | "k" | "M" | "G" | "T" | "P" | "E" | "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei"
+            digits.get(end..),
+            Some(
+                b"" | b"m"
+                    | b"k"
+                    | b"M"
+                    | b"G"
+                    | b"T"
+                    | b"P"
+                    | b"E"
+                    | b"Ki"
+                    | b"Mi"
+                    | b"Gi"
+                    | b"Ti"
+                    | b"Pi"
+                    | b"Ei"
+            )
         )
 }
 
@@ -1656,6 +1681,33 @@ mod tests {
         }
         for s in ["1u", "1n", "0.0001", "1.5", "1e-7", "1e3", ".5", "m", "", "1.0001m", "1Mx"] {
             assert!(!milli_or_coarser(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn quantities_are_trimmed_as_by_trim() {
+        for s in [
+            "1",
+            " 1",
+            "1 ",
+            " ",
+            "",
+            "\t2Gi\n",
+            "\u{a0}3",
+            "3\u{a0}",
+            "é",
+            "1é",
+            "\u{2003}x\u{2003}",
+        ] {
+            assert_eq!(super::trimmed(s), s.trim(), "{s:?}");
+        }
+        for s in ["+", "-5", "5-", "1é", "é1", "+é", "", "m"] {
+            let want = {
+                let d = s.strip_prefix(['+', '-']).unwrap_or(s);
+                let end = d.find(|c: char| !c.is_ascii_digit()).unwrap_or(d.len());
+                end > 0 && matches!(&d[end..], "" | "m" | "k" | "Ki")
+            };
+            assert_eq!(milli_or_coarser(s), want, "{s:?}");
         }
     }
 }
