@@ -329,10 +329,11 @@ fn zero(shape: &[u8]) -> Json {
 /// Go's `omitempty` emptiness of a decoded value of `shape`.
 fn is_empty(v: &Json, shape: &str) -> bool {
     match shape.as_bytes().first() {
-        Some(b's' | b'y') => v.as_str() == Some(""),
+        // Patterns, not `==` (a call at the size opt-level).
+        Some(b's' | b'y') => matches!(v, Json::String(s) if s.is_empty()),
         Some(b'i' | b'l') => v.as_i64() == Some(0),
         Some(b'f') => v.as_f64() == Some(0.0),
-        Some(b'b') => v == &Json::Bool(false),
+        Some(b'b') => matches!(v, Json::Bool(false)),
         Some(b'[') => v.as_array().is_some_and(Vec::is_empty),
         Some(b'{') => v.as_object().is_some_and(Map::is_empty),
         _ => false,
@@ -726,12 +727,21 @@ impl<'m> Walk<'m> {
         super::render_path(&p, &m)
     }
 
-    /// The plan of type `index` ([`Model::types`]), built on first use.
+    /// The plan of type `index` ([`Model::types`]), built on first use (inline: it is asked
+    /// at every struct visit, and once built it is one load).
+    #[inline(always)]
     fn plan(&self, index: usize) -> Option<&'static Plan> {
         let cell = self.plans.plans.get(index)?;
-        if let Some(p) = cell.get() {
-            return Some(p);
+        match cell.get() {
+            Some(p) => Some(p),
+            None => self.first_plan(index, cell),
         }
+    }
+
+    /// [`plan`](Self::plan) of a type not used before.
+    #[cold]
+    #[inline(never)]
+    fn first_plan(&self, index: usize, cell: &OnceLock<&'static Plan>) -> Option<&'static Plan> {
         // Kept for the process: not in the per-call arena.
         crate::arena::outside(|| self.build_plan(index, cell))
     }
