@@ -530,12 +530,17 @@ fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
     }
     match ty {
         // SetDefaults_Container: `Always` for the `latest` tag (also when no tag is given).
-        "core.v1.Container" | "core.v1.EphemeralContainer"
-            if str_at(v, "imagePullPolicy").is_empty() =>
-        {
-            let policy =
-                if image_tag(str_at(v, "image")) == "latest" { "Always" } else { "IfNotPresent" };
-            set_when(w, v, "imagePullPolicy", Json::from(policy), b'e');
+        // (The test inside the arm: a container with a policy does not go on to `coded_kinds`'
+        // comparisons.)
+        "core.v1.Container" | "core.v1.EphemeralContainer" => {
+            if str_at(v, "imagePullPolicy").is_empty() {
+                let policy = if image_tag(str_at(v, "image")) == "latest" {
+                    "Always"
+                } else {
+                    "IfNotPresent"
+                };
+                set_when(w, v, "imagePullPolicy", Json::from(policy), b'e');
+            }
         }
         // SetDefaults_Volume: no source at all is an emptyDir; an image volume's pullPolicy as a
         // container's imagePullPolicy (behind ImageVolume).
@@ -543,7 +548,7 @@ fn coded(w: &mut Walk, ty: &str, v: &mut Json) {
             if v.as_object().is_some_and(|m| m.keys().all(|k| k == "name")) {
                 set(w, v, "emptyDir", Json::Object(Map::new()));
             }
-            if v.get("image").is_some_and(Json::is_object)
+            if resolve(v, "image").is_some_and(Json::is_object)
                 && str_at(v, "image pullPolicy").is_empty()
                 && gate_enabled("ImageVolume", w.version)
             {

@@ -109,6 +109,9 @@ struct Plan {
     /// field holding its zero value is found while the keys are looked up).
     encode_absent: u128,
     encode_present: u128,
+    /// The `omitempty` fields whose value can be empty ([`is_empty`]: a scalar, a list, a map;
+    /// not a pointer or a struct): only these are ever dropped when present.
+    empties: u128,
     /// The resource lists core/v1 SetDefaults_ResourceList rounds (`{q` fields, but for
     /// node/v1's Overhead).
     lists: u128,
@@ -289,20 +292,13 @@ enum Step {
 }
 
 /// Struct fields are looked up by name in objects that rarely hold more than a dozen keys:
-/// compared in place (mostly a length check) rather than hashed (SipHash) — the walk looks up
-/// every declared field of every struct, present or not.
+/// compared in place (mostly a length check, then [`same_name`]'s words, no call) rather than
+/// hashed (SipHash) — the walk looks up every declared field of every struct, present or not.
 const LINEAR: usize = 16;
-
-/// Two names are the same: the length and the first byte first, inline (the code is built for
-/// size, where a string comparison is a call, and most candidates differ in length).
-#[inline(always)]
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
-}
 
 pub(super) fn get<'v>(m: &'v Map<String, Json>, name: &str) -> Option<&'v Json> {
     if m.len() <= LINEAR {
-        m.iter().find(|(k, _)| same(k, name)).map(|(_, v)| v)
+        m.iter().find(|(k, _)| same_name(k.as_bytes(), name.as_bytes())).map(|(_, v)| v)
     } else {
         m.get(name)
     }
@@ -310,7 +306,7 @@ pub(super) fn get<'v>(m: &'v Map<String, Json>, name: &str) -> Option<&'v Json> 
 
 pub(super) fn get_mut<'v>(m: &'v mut Map<String, Json>, name: &str) -> Option<&'v mut Json> {
     if m.len() <= LINEAR {
-        m.iter_mut().find(|(k, _)| same(k, name)).map(|(_, v)| v)
+        m.iter_mut().find(|(k, _)| same_name(k.as_bytes(), name.as_bytes())).map(|(_, v)| v)
     } else {
         m.get_mut(name)
     }
@@ -333,10 +329,11 @@ fn zero(shape: &[u8]) -> Json {
 /// Go's `omitempty` emptiness of a decoded value of `shape`.
 fn is_empty(v: &Json, shape: &str) -> bool {
     match shape.as_bytes().first() {
-        Some(b's' | b'y') => v.as_str() == Some(""),
+        // Patterns, not `==` (a call at the size opt-level).
+        Some(b's' | b'y') => matches!(v, Json::String(s) if s.is_empty()),
         Some(b'i' | b'l') => v.as_i64() == Some(0),
         Some(b'f') => v.as_f64() == Some(0.0),
-        Some(b'b') => v == &Json::Bool(false),
+        Some(b'b') => matches!(v, Json::Bool(false)),
         Some(b'[') => v.as_array().is_some_and(Vec::is_empty),
         Some(b'{') => v.as_object().is_some_and(Map::is_empty),
         _ => false,
@@ -586,7 +583,10 @@ fn canonical_quantity(text: &str, given: Option<&str>) -> Result<Option<String>,
     let changed = |c: &str| (given != Some(c)).then(|| c.to_string());
     let hit = CANONICAL.with(|cache| {
         let cache = cache.borrow();
-        cache.iter().find(|(t, _)| same(t, text)).map(|(_, c)| changed(c))
+        cache
+            .iter()
+            .find(|(t, _)| same_name(t.as_bytes(), text.as_bytes()))
+            .map(|(_, c)| changed(c))
     });
     if let Some(hit) = hit {
         return Ok(hit);
@@ -727,12 +727,21 @@ impl<'m> Walk<'m> {
         super::render_path(&p, &m)
     }
 
-    /// The plan of type `index` ([`Model::types`]), built on first use.
+    /// The plan of type `index` ([`Model::types`]), built on first use (inline: it is asked
+    /// at every struct visit, and once built it is one load).
+    #[inline(always)]
     fn plan(&self, index: usize) -> Option<&'static Plan> {
         let cell = self.plans.plans.get(index)?;
-        if let Some(p) = cell.get() {
-            return Some(p);
+        match cell.get() {
+            Some(p) => Some(p),
+            None => self.first_plan(index, cell),
         }
+    }
+
+    /// [`plan`](Self::plan) of a type not used before.
+    #[cold]
+    #[inline(never)]
+    fn first_plan(&self, index: usize, cell: &OnceLock<&'static Plan>) -> Option<&'static Plan> {
         // Kept for the process: not in the per-call arena.
         crate::arena::outside(|| self.build_plan(index, cell))
     }
@@ -768,6 +777,7 @@ impl<'m> Walk<'m> {
         let coded = super::defaults::is_coded(ty);
         let (mut default_always, mut default_present) = (0u128, 0u128);
         let (mut encode_absent, mut encode_present, mut lists) = (0u128, 0u128, 0u128);
+        let mut empties = 0u128;
         for (i, f) in fields.iter().enumerate() {
             let has_child = child.get(i).is_some_and(Option::is_some);
             let b = bit(i);
@@ -791,6 +801,11 @@ impl<'m> Walk<'m> {
             if has_child {
                 encode_present |= b;
             }
+            if f.omitempty
+                && matches!(lead(f.shape), b's' | b'y' | b'i' | b'l' | b'f' | b'b' | b'[' | b'{')
+            {
+                empties |= b;
+            }
         }
         default_present |= lists;
         // Never freed (see `Plans::plans`).
@@ -808,6 +823,7 @@ impl<'m> Walk<'m> {
             default_present,
             encode_absent,
             encode_present,
+            empties,
             lists,
         }));
         Some(*cell.get_or_init(|| plan))
@@ -1333,7 +1349,7 @@ impl<'m> Walk<'m> {
         while let Some(i) = next_bit(&mut visit) {
             let Some(f) = fields.get(i) else { break };
             // Encoded above, and not an `omitempty` value that can be empty: nothing to do.
-            if here(done, i) && !(f.omitempty && lead(f.shape) != b'*') {
+            if here(done, i) && !here(plan.empties, i) {
                 continue;
             }
             let child = plan.child.get(i).copied().flatten();
@@ -1430,7 +1446,7 @@ impl<'m> Check<'m> {
             ([b'[', ..], Json::Array(a)) => a.is_empty(),
             _ if settled(shape, v) => true,
             ([b'y'], Json::String(s)) => crate::webhook::types::base64_error(s).is_none(),
-            ([b'q'], Json::String(s)) => canonical_quantity(s.trim(), Some(s)) == Ok(None),
+            ([b'q'], Json::String(s)) => canonical_quantity(trimmed(s), Some(s)) == Ok(None),
             ([c @ (b't' | b'u')], Json::String(s)) => is_canonical_time(s, *c == b'u'),
             _ => false,
         }
@@ -1483,16 +1499,45 @@ impl vap_eval_json::Schema for Check<'_> {
     }
 }
 
+/// `s.trim()`, without its call when `s` starts and ends with a visible ASCII character (most
+/// quantities): nothing is trimmed then.
+#[inline(always)]
+fn trimmed(s: &str) -> &str {
+    match s.as_bytes() {
+        [a, .., b] if a.is_ascii_graphic() && b.is_ascii_graphic() => s,
+        [a] if a.is_ascii_graphic() => s,
+        _ => s.trim(),
+    }
+}
+
 /// Whether a quantity's text is a whole number of milli units or of a coarser unit (digits and
 /// a decimal or binary suffix, `m` included, no fraction or exponent): `RoundUp(-3)` leaves such
 /// a quantity as it is. The decoder has already written every quantity in its canonical form.
 fn milli_or_coarser(s: &str) -> bool {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+    // Bytes: a `char` search is a decoding loop and calls.
+    let digits = match s.as_bytes() {
+        [b'+' | b'-', rest @ ..] => rest,
+        all => all,
+    };
+    let end = digits.iter().position(|c| !c.is_ascii_digit()).unwrap_or(digits.len());
     end > 0
         && matches!(
-            &digits[end..],
-            "" | "m" | "k" | "M" | "G" | "T" | "P" | "E" | "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei"
+            digits.get(end..),
+            Some(
+                b"" | b"m"
+                    | b"k"
+                    | b"M"
+                    | b"G"
+                    | b"T"
+                    | b"P"
+                    | b"E"
+                    | b"Ki"
+                    | b"Mi"
+                    | b"Gi"
+                    | b"Ti"
+                    | b"Pi"
+                    | b"Ei"
+            )
         )
 }
 
@@ -1646,6 +1691,33 @@ mod tests {
         }
         for s in ["1u", "1n", "0.0001", "1.5", "1e-7", "1e3", ".5", "m", "", "1.0001m", "1Mx"] {
             assert!(!milli_or_coarser(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn quantities_are_trimmed_as_by_trim() {
+        for s in [
+            "1",
+            " 1",
+            "1 ",
+            " ",
+            "",
+            "\t2Gi\n",
+            "\u{a0}3",
+            "3\u{a0}",
+            "é",
+            "1é",
+            "\u{2003}x\u{2003}",
+        ] {
+            assert_eq!(super::trimmed(s), s.trim(), "{s:?}");
+        }
+        for s in ["+", "-5", "5-", "1é", "é1", "+é", "", "m"] {
+            let want = {
+                let d = s.strip_prefix(['+', '-']).unwrap_or(s);
+                let end = d.find(|c: char| !c.is_ascii_digit()).unwrap_or(d.len());
+                end > 0 && matches!(&d[end..], "" | "m" | "k" | "Ki")
+            };
+            assert_eq!(milli_or_coarser(s), want, "{s:?}");
         }
     }
 }

@@ -240,11 +240,11 @@ impl Run<'_> {
             }
         }
         let Json::Object(m) = cur else { return };
-        let before = m.get(*last).cloned();
-        if before == value {
+        if m.get(*last) == value.as_ref() {
             return;
         }
-        match &value {
+        // The value replaced, taken from the map (not a copy of it).
+        let before = match &value {
             Some(x) => m.insert(last.to_string(), x.clone()),
             None => m.remove(*last),
         };
