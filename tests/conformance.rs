@@ -169,7 +169,7 @@ fn tagged_value(j: &Json) -> Result<Value<'static>, String> {
         "type" => Value::type_value(&str_of(v)?),
         "duration" => Value::Duration(celtime::parse_duration(&str_of(v)?).ok_or("bad duration")?),
         "timestamp" => {
-            Value::Timestamp(celtime::parse_rfc3339(&str_of(v)?).ok_or("bad timestamp")?)
+            Value::timestamp(celtime::parse_rfc3339(&str_of(v)?).ok_or("bad timestamp")?)
         }
         other => return Err(format!("unsupported tagged value '{other}'")),
     })

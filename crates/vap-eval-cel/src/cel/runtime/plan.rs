@@ -92,6 +92,9 @@ pub(crate) struct Direct {
     pub b: Option<Node>,
     /// `_==_`, which the Kubernetes estimator prices at 1 on a library type's value.
     pub eq: bool,
+    /// The overload returns only a bool or an error (`_==_`, `_!=_`, `startsWith`, `endsWith`,
+    /// `contains`, `matches`): a constant string `b` is passed borrowed, not cloned.
+    pub bool_only: bool,
     pub loc: Loc,
 }
 
@@ -687,7 +690,18 @@ impl Planner<'_> {
         if let (Some(o), false, 1 | 2) = (one, k8s_named && !eq, planned.len()) {
             let b = if planned.len() == 2 { planned.pop() } else { None };
             if let Some(a) = planned.pop() {
-                return Ok(Node::Direct(Box::new(Direct { overload: o, a, b, eq, loc: l })));
+                let bool_only = matches!(
+                    o.id,
+                    "equals"
+                        | "not_equals"
+                        | "starts_with_string"
+                        | "ends_with_string"
+                        | "contains_string"
+                        | "matches"
+                        | "matches_string"
+                );
+                let d = Direct { overload: o, a, b, eq, bool_only, loc: l };
+                return Ok(Node::Direct(Box::new(d)));
             }
         }
         Ok(Node::Call(Box::new(Call {

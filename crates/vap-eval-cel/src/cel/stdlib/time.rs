@@ -26,7 +26,7 @@ fn ts_add(t: &Timestamp, d: i64) -> R<'static> {
     if !(MIN_UNIX..=MAX_UNIX).contains(&secs) {
         return Err(Fail::msg(TIMESTAMP_OVERFLOW));
     }
-    Ok(Value::Timestamp(Timestamp { secs, nanos, offset: t.offset }))
+    Ok(Value::timestamp(Timestamp { secs, nanos, offset: t.offset }))
 }
 
 pub(crate) fn add<'a>(a: &Value<'a>, b: &Value<'a>) -> R<'a> {
@@ -237,9 +237,9 @@ fn to_duration<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
 
 fn to_timestamp<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     match &a[0] {
-        Value::Timestamp(t) => Ok(Value::Timestamp(*t)),
+        Value::Timestamp(t) => Ok(Value::Timestamp(t.clone())),
         Value::String(s) => match parse_rfc3339(s.as_str()) {
-            Some(t) if (MIN_UNIX..=MAX_UNIX).contains(&t.secs) => Ok(Value::Timestamp(t)),
+            Some(t) if (MIN_UNIX..=MAX_UNIX).contains(&t.secs) => Ok(Value::timestamp(t)),
             Some(_) => Err(Fail::msg(TIMESTAMP_OVERFLOW)),
             None => {
                 Err(Fail::msg("type conversion error from 'string' to 'google.protobuf.Timestamp'"))
@@ -247,7 +247,7 @@ fn to_timestamp<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
         },
         Value::Int(i) => {
             if (MIN_UNIX..=MAX_UNIX).contains(i) {
-                Ok(Value::Timestamp(Timestamp { secs: *i, nanos: 0, offset: 0 }))
+                Ok(Value::timestamp(Timestamp { secs: *i, nanos: 0, offset: 0 }))
             } else {
                 Err(Fail::msg(TIMESTAMP_OVERFLOW))
             }
