@@ -309,24 +309,38 @@ impl ser::SerializeMap for Compound<'_> {
     }
 }
 
+/// Where [`MapKey`] writes a key: the JSON text ([`Writer`]) or a result program
+/// ([`js::Program`]).
+trait KeySink {
+    fn map_key(&mut self, key: &str) -> Result<(), Error>;
+}
+
+impl KeySink for Writer {
+    fn map_key(&mut self, key: &str) -> Result<(), Error> {
+        self.str(key)
+    }
+}
+
 /// serde_json's map keys: a string as it is; a number, bool or char quoted; anything else an
 /// error.
-struct MapKey<'a>(&'a mut Writer);
+struct MapKey<'a, K: KeySink + ?Sized>(&'a mut K);
 
 fn key_must_be_a_string() -> Error {
     ser::Error::custom("key must be a string")
 }
 
-impl MapKey<'_> {
+fn float_key_must_be_finite() -> Error {
+    ser::Error::custom("float key must be finite (got NaN or +/-inf)")
+}
+
+impl<K: KeySink + ?Sized> MapKey<'_, K> {
+    /// A number or bool as serde_json writes it, as a string (its text needs no escape).
     fn quoted<T: Serialize>(self, v: T) -> Result<(), Error> {
-        self.0.open(b'"');
-        serde_json::to_writer(&mut self.0.out, &v)?;
-        self.0.open(b'"');
-        Ok(())
+        self.0.map_key(&serde_json::to_string(&v)?)
     }
 }
 
-impl ser::Serializer for MapKey<'_> {
+impl<K: KeySink + ?Sized> ser::Serializer for MapKey<'_, K> {
     type Ok = ();
     type Error = Error;
     type SerializeSeq = Impossible<(), Error>;
@@ -338,10 +352,10 @@ impl ser::Serializer for MapKey<'_> {
     type SerializeStructVariant = Impossible<(), Error>;
 
     fn serialize_str(self, v: &str) -> Result<(), Error> {
-        self.0.str(v)
+        self.0.map_key(v)
     }
     fn serialize_char(self, v: char) -> Result<(), Error> {
-        self.0.str(v.encode_utf8(&mut [0; 4]))
+        self.0.map_key(v.encode_utf8(&mut [0; 4]))
     }
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.quoted(v)
@@ -378,13 +392,13 @@ impl ser::Serializer for MapKey<'_> {
     }
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
         if !v.is_finite() {
-            return Err(key_must_be_a_string());
+            return Err(float_key_must_be_finite());
         }
         self.quoted(v)
     }
     fn serialize_f64(self, v: f64) -> Result<(), Error> {
         if !v.is_finite() {
-            return Err(key_must_be_a_string());
+            return Err(float_key_must_be_finite());
         }
         self.quoted(v)
     }
@@ -394,8 +408,8 @@ impl ser::Serializer for MapKey<'_> {
     fn serialize_none(self) -> Result<(), Error> {
         Err(key_must_be_a_string())
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Error> {
-        Err(key_must_be_a_string())
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
+        value.serialize(self)
     }
     fn serialize_unit(self) -> Result<(), Error> {
         Err(key_must_be_a_string())
@@ -404,7 +418,7 @@ impl ser::Serializer for MapKey<'_> {
         Err(key_must_be_a_string())
     }
     fn serialize_unit_variant(self, _: &'static str, _: u32, v: &'static str) -> Result<(), Error> {
-        self.0.str(v)
+        self.0.map_key(v)
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
@@ -501,7 +515,7 @@ impl ser::SerializeStructVariant for Compound<'_> {
 /// the strings' UTF-8 in one text (the builder decodes it once and slices it), the numbers
 /// that are not small integers in a list of doubles. Containers are closed by [`END`].
 pub mod js {
-    use super::{ser, Error, Impossible, Serialize};
+    use super::{ser, Error, KeySink, Serialize};
 
     /// A string: the next `arg` UTF-16 units of the text.
     pub const STR: u32 = 0;
@@ -681,12 +695,6 @@ pub mod js {
         }
 
         #[inline(never)]
-        fn map_key(&mut self, key: &str) -> Result<(), Error> {
-            let n = self.text(key);
-            self.op(KEYS, n)
-        }
-
-        #[inline(never)]
         fn int(&mut self, v: u64) -> Result<(), Error> {
             if v < LIMIT as u64 {
                 return self.op(INT, v as usize);
@@ -744,6 +752,15 @@ pub mod js {
                 self.p.ops.push(END);
             }
             Ok(())
+        }
+    }
+
+    /// A map key, given in full.
+    impl KeySink for Program<'_> {
+        #[inline(never)]
+        fn map_key(&mut self, key: &str) -> Result<(), Error> {
+            let n = self.text(key);
+            self.op(KEYS, n)
         }
     }
 
@@ -955,7 +972,7 @@ pub mod js {
         type Ok = ();
         type Error = Error;
         fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-            key.serialize(MapKey(&mut *self.p))
+            key.serialize(super::MapKey(&mut *self.p))
         }
         fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
             value.serialize(&mut *self.p)
@@ -994,159 +1011,6 @@ pub mod js {
         }
         fn end(self) -> Result<(), Error> {
             self.close()
-        }
-    }
-
-    /// serde_json's map keys ([`super::MapKey`]), given in full.
-    struct MapKey<'a, 'n>(&'a mut Program<'n>);
-
-    impl MapKey<'_, '_> {
-        fn quoted<T: Serialize>(self, v: T) -> Result<(), Error> {
-            self.0.map_key(&serde_json::to_string(&v)?)
-        }
-    }
-
-    impl ser::Serializer for MapKey<'_, '_> {
-        type Ok = ();
-        type Error = Error;
-        type SerializeSeq = Impossible<(), Error>;
-        type SerializeTuple = Impossible<(), Error>;
-        type SerializeTupleStruct = Impossible<(), Error>;
-        type SerializeTupleVariant = Impossible<(), Error>;
-        type SerializeMap = Impossible<(), Error>;
-        type SerializeStruct = Impossible<(), Error>;
-        type SerializeStructVariant = Impossible<(), Error>;
-
-        fn serialize_str(self, v: &str) -> Result<(), Error> {
-            self.0.map_key(v)
-        }
-        fn serialize_char(self, v: char) -> Result<(), Error> {
-            self.0.map_key(v.encode_utf8(&mut [0; 4]))
-        }
-        fn serialize_bool(self, v: bool) -> Result<(), Error> {
-            self.quoted(v)
-        }
-        fn serialize_i8(self, v: i8) -> Result<(), Error> {
-            self.quoted(v)
-        }
-        fn serialize_i16(self, v: i16) -> Result<(), Error> {
-            self.quoted(v)
-        }
-        fn serialize_i32(self, v: i32) -> Result<(), Error> {
-            self.quoted(v)
-        }
-        fn serialize_i64(self, v: i64) -> Result<(), Error> {
-            self.quoted(v)
-        }
-        fn serialize_i128(self, v: i128) -> Result<(), Error> {
-            self.quoted(v)
-        }
-        fn serialize_u8(self, v: u8) -> Result<(), Error> {
-            self.quoted(v)
-        }
-        fn serialize_u16(self, v: u16) -> Result<(), Error> {
-            self.quoted(v)
-        }
-        fn serialize_u32(self, v: u32) -> Result<(), Error> {
-            self.quoted(v)
-        }
-        fn serialize_u64(self, v: u64) -> Result<(), Error> {
-            self.quoted(v)
-        }
-        fn serialize_u128(self, v: u128) -> Result<(), Error> {
-            self.quoted(v)
-        }
-        fn serialize_f32(self, v: f32) -> Result<(), Error> {
-            if !v.is_finite() {
-                return Err(super::key_must_be_a_string());
-            }
-            self.quoted(v)
-        }
-        fn serialize_f64(self, v: f64) -> Result<(), Error> {
-            if !v.is_finite() {
-                return Err(super::key_must_be_a_string());
-            }
-            self.quoted(v)
-        }
-        fn serialize_bytes(self, _: &[u8]) -> Result<(), Error> {
-            Err(super::key_must_be_a_string())
-        }
-        fn serialize_none(self) -> Result<(), Error> {
-            Err(super::key_must_be_a_string())
-        }
-        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Error> {
-            Err(super::key_must_be_a_string())
-        }
-        fn serialize_unit(self) -> Result<(), Error> {
-            Err(super::key_must_be_a_string())
-        }
-        fn serialize_unit_struct(self, _: &'static str) -> Result<(), Error> {
-            Err(super::key_must_be_a_string())
-        }
-        fn serialize_unit_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            v: &'static str,
-        ) -> Result<(), Error> {
-            self.0.map_key(v)
-        }
-        fn serialize_newtype_struct<T: Serialize + ?Sized>(
-            self,
-            _: &'static str,
-            value: &T,
-        ) -> Result<(), Error> {
-            value.serialize(self)
-        }
-        fn serialize_newtype_variant<T: Serialize + ?Sized>(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: &T,
-        ) -> Result<(), Error> {
-            Err(super::key_must_be_a_string())
-        }
-        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
-            Err(super::key_must_be_a_string())
-        }
-        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
-            Err(super::key_must_be_a_string())
-        }
-        fn serialize_tuple_struct(
-            self,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeTupleStruct, Error> {
-            Err(super::key_must_be_a_string())
-        }
-        fn serialize_tuple_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeTupleVariant, Error> {
-            Err(super::key_must_be_a_string())
-        }
-        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
-            Err(super::key_must_be_a_string())
-        }
-        fn serialize_struct(
-            self,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeStruct, Error> {
-            Err(super::key_must_be_a_string())
-        }
-        fn serialize_struct_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeStructVariant, Error> {
-            Err(super::key_must_be_a_string())
         }
     }
 }
@@ -1228,6 +1092,50 @@ mod tests {
             assert_eq!(super::to_string(t).unwrap(), serde_json::to_string(t).unwrap(), "{t:?}");
             let map = serde_json::json!({ t.as_str(): [t] });
             assert_eq!(super::to_string(&map).unwrap(), serde_json::to_string(&map).unwrap());
+        }
+    }
+
+    /// Map keys that are not strings (numbers, bools, chars, unit variants) are written quoted,
+    /// and the others refused, as serde_json does.
+    #[test]
+    fn map_keys_as_serde_json_writes_them() {
+        use std::collections::BTreeMap;
+        #[derive(PartialEq, Eq, PartialOrd, Ord)]
+        struct UnitVariant;
+        impl serde::Serialize for UnitVariant {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_unit_variant("Unit", 0, "A")
+            }
+        }
+        fn same<K: serde::Serialize + Ord>(k: K) {
+            let map = BTreeMap::from([(k, 1)]);
+            let ours = super::to_string(&map).map_err(|e| e.to_string());
+            let theirs = serde_json::to_string(&map).map_err(|e| e.to_string());
+            assert_eq!(ours, theirs);
+        }
+        same(-7i8);
+        same(i64::MIN);
+        same(u64::MAX);
+        same(u128::MAX);
+        same(true);
+        same('é');
+        same('"');
+        same(UnitVariant);
+        same("k\\ey");
+        same(Some(1));
+        same(());
+        same(vec![1]);
+        // Floats (not `Ord`): a finite one quoted, a NaN or infinity refused.
+        struct FloatKey(f64);
+        impl serde::Serialize for FloatKey {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_map([(self.0, 1)])
+            }
+        }
+        for f in [1.5, -0.0, 1e300, f64::NAN, f64::INFINITY] {
+            let ours = super::to_string(&FloatKey(f)).map_err(|e| e.to_string());
+            let theirs = serde_json::to_string(&FloatKey(f)).map_err(|e| e.to_string());
+            assert_eq!(ours, theirs, "{f}");
         }
     }
 }
