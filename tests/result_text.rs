@@ -32,8 +32,26 @@ fn as_js(v: Value) -> Value {
     }
 }
 
-/// What the JS builder (`vap_build` in `src/wasm.rs`) makes of `value`'s program.
+/// What the JS builder (`vap_build` in `src/wasm.rs`) makes of `value`'s program. The table of
+/// names (struct field names and map keys) is kept across the calls of a test, as the package
+/// keeps it across calls: a program uses the names earlier programs defined.
 fn built<T: serde::Serialize>(value: &T) -> Value {
+    thread_local! {
+        static TABLE: std::cell::RefCell<Option<(vap_eval_json::ser::js::Names, Vec<Option<String>>)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    TABLE.with(|t| {
+        let mut t = t.borrow_mut();
+        let (names, js) = t.get_or_insert_with(Default::default);
+        built_with(names, js, value)
+    })
+}
+
+fn built_with<T: serde::Serialize>(
+    table: &mut vap_eval_json::ser::js::Names,
+    js_names: &mut Vec<Option<String>>,
+    value: &T,
+) -> Value {
     use vap_eval_json::ser::js::*;
     struct Reader<'a> {
         ops: &'a [u32],
@@ -42,7 +60,7 @@ fn built<T: serde::Serialize>(value: &T) -> Value {
         i: usize,
         c: usize,
         k: usize,
-        names: Vec<Option<String>>,
+        names: &'a mut Vec<Option<String>>,
     }
     impl Reader<'_> {
         fn next(&mut self) -> u32 {
@@ -83,7 +101,9 @@ fn built<T: serde::Serialize>(value: &T) -> Value {
                                 if b & 1 == 1 {
                                     let n = self.next() as usize;
                                     let name = self.str(n);
-                                    self.names.resize((b >> 1) + 1, None);
+                                    if self.names.len() <= b >> 1 {
+                                        self.names.resize((b >> 1) + 1, None);
+                                    }
                                     self.names[b >> 1] = Some(name);
                                 }
                                 self.names[b >> 1].clone().expect("a defined name")
@@ -101,13 +121,13 @@ fn built<T: serde::Serialize>(value: &T) -> Value {
             }
         }
     }
-    let mut names = Names::default();
-    let mut p = Program::new(&mut names);
+    let mut p = Program::new(table);
     p.value(value).expect("program");
     let text = String::from_utf8(p.text.clone()).expect("UTF-8").encode_utf16().collect();
-    let mut r = Reader { ops: &p.ops, nums: &p.nums, text, i: 0, c: 0, k: 0, names: Vec::new() };
+    let mut r = Reader { ops: &p.ops, nums: &p.nums, text, i: 0, c: 0, k: 0, names: js_names };
     let v = r.value();
     assert_eq!((r.i, r.c, r.k), (p.ops.len(), r.text.len(), p.nums.len()), "all read");
+    p.built();
     v
 }
 
@@ -170,6 +190,8 @@ fn scalars_escapes_and_keys_are_serde_json_text() {
         "\"key\"\n": 1
     });
     same("value", &v);
+    // Again: its field names and map keys are in the table now.
+    same("value, again", &v);
     let mut m = std::collections::BTreeMap::new();
     m.insert(3u32, "x");
     m.insert(10u32, "y");

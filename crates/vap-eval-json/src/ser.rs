@@ -533,7 +533,8 @@ pub mod js {
     /// name is new to the builder: its length in UTF-16 units is the next word and its text is
     /// next in the text (the builder stores it at the index).
     pub const KEY: u32 = 6;
-    /// A member's name given in full: the next `arg` UTF-16 units of the text (map keys).
+    /// A member's name given in full: the next `arg` UTF-16 units of the text (a map key not in
+    /// the table).
     pub const KEYS: u32 = 7;
     /// The end of an array or object.
     pub const END: u32 = LIT | 3 << 3;
@@ -541,15 +542,26 @@ pub mod js {
     /// Arguments must be below this.
     const LIMIT: usize = 1 << 29;
     /// The table's slots (a power of two); it takes at most half as many names.
-    const SLOTS: usize = 1024;
+    const SLOTS: usize = 2048;
+    /// The map keys' slots (a power of two; at most half as many keys), the longest key in
+    /// bytes and their bytes in all.
+    const KEY_SLOTS: usize = 1024;
+    const KEY_LEN: usize = 64;
+    const KEY_BYTES: usize = 16384;
 
-    /// The struct field names (`&'static str`, known by address) the builder has in its table,
-    /// kept across calls with the builder's own. Fixed in size, allocated once: a name that does
-    /// not fit is given in full ([`KEYS`]).
+    /// The names the builder has in its table, kept across calls with the builder's own: struct
+    /// field names (`&'static str`, known by address) and map keys (by their text: an object's
+    /// member names, which recur from call to call). Fixed in size, allocated once: a name that
+    /// does not fit is given in full ([`KEYS`]).
     pub struct Names {
         /// Open addressing on the name's address: the index + 1 in `names`, 0 for an empty slot.
         slots: Vec<u32>,
         names: Vec<Name>,
+        /// Open addressing on the map key's text: the index + 1 in `keys`, 0 for an empty slot;
+        /// each key's bytes in `key_bytes` (start, length) and its index in `names`.
+        key_slots: Vec<u32>,
+        keys: Vec<(u32, u32, u32)>,
+        key_bytes: Vec<u8>,
     }
 
     struct Name {
@@ -562,7 +574,13 @@ pub mod js {
 
     impl Default for Names {
         fn default() -> Names {
-            Names { slots: vec![0; SLOTS], names: Vec::with_capacity(SLOTS / 2) }
+            Names {
+                slots: vec![0; SLOTS],
+                names: Vec::with_capacity(SLOTS / 2),
+                key_slots: vec![0; KEY_SLOTS],
+                keys: Vec::new(),
+                key_bytes: Vec::new(),
+            }
         }
     }
 
@@ -570,7 +588,7 @@ pub mod js {
         /// The index of `name`, added when new; `None` when the table is full.
         fn index(&mut self, name: &'static str) -> Option<u32> {
             let addr = name.as_ptr() as usize as u32;
-            let mut slot = (addr.wrapping_mul(0x9E37_79B1) >> 22) as usize & (SLOTS - 1);
+            let mut slot = (addr.wrapping_mul(0x9E37_79B1) >> 21) as usize & (SLOTS - 1);
             loop {
                 match self.slots[slot] {
                     0 => break,
@@ -590,6 +608,44 @@ pub mod js {
             self.names.push(Name { text: name, sent: false, pending: false });
             self.slots[slot] = self.names.len() as u32;
             Some(self.names.len() as u32 - 1)
+        }
+
+        /// The index of the map key `key`, added when new; `None` when it does not fit.
+        #[inline(never)]
+        fn key(&mut self, key: &str) -> Option<u32> {
+            let b = key.as_bytes();
+            if b.len() > KEY_LEN {
+                return None;
+            }
+            // FNV-1a.
+            let h =
+                b.iter().fold(0x811C_9DC5u32, |h, &c| (h ^ u32::from(c)).wrapping_mul(0x0100_0193));
+            let mut slot = h as usize & (KEY_SLOTS - 1);
+            loop {
+                match self.key_slots[slot] {
+                    0 => break,
+                    n => {
+                        let (from, len, i) = self.keys[n as usize - 1];
+                        if self.key_bytes[from as usize..][..len as usize] == *b {
+                            return Some(i);
+                        }
+                    }
+                }
+                slot = (slot + 1) & (KEY_SLOTS - 1);
+            }
+            if self.names.len() >= SLOTS / 2
+                || self.keys.len() >= KEY_SLOTS / 2
+                || self.key_bytes.len() + b.len() > KEY_BYTES
+            {
+                return None;
+            }
+            let i = self.names.len() as u32;
+            // (No struct field name is found at its address: `index` looks for those only.)
+            self.names.push(Name { text: "", sent: false, pending: false });
+            self.keys.push((self.key_bytes.len() as u32, b.len() as u32, i));
+            self.key_bytes.extend_from_slice(b);
+            self.key_slots[slot] = self.keys.len() as u32;
+            Some(i)
         }
     }
 
@@ -680,7 +736,15 @@ pub mod js {
         fn key(&mut self, key: &'static str) -> Result<(), Error> {
             // (The builder defines a name found on `Object.prototype`, `__proto__`, as an own
             // member, as `JSON.parse` does, whether it comes from its table or in full.)
-            let Some(i) = self.names.index(key) else { return self.map_key(key) };
+            match self.names.index(key) {
+                Some(i) => self.name(i, key),
+                None => self.map_key(key),
+            }
+        }
+
+        /// The name `i` of the table, whose text is `text`.
+        #[inline(never)]
+        fn name(&mut self, i: u32, text: &str) -> Result<(), Error> {
             let name = &mut self.names.names[i as usize];
             if name.sent || name.pending {
                 return self.op(KEY, (i as usize) << 1);
@@ -689,7 +753,7 @@ pub mod js {
             self.fresh.push(i);
             self.op(KEY, (i as usize) << 1 | 1)?;
             // The length word: the length itself, not an op.
-            let n = self.text(key);
+            let n = self.text(text);
             self.ops.push(n as u32);
             Ok(())
         }
@@ -755,10 +819,13 @@ pub mod js {
         }
     }
 
-    /// A map key, given in full.
+    /// A map key: from the table, or given in full.
     impl KeySink for Program<'_> {
         #[inline(never)]
         fn map_key(&mut self, key: &str) -> Result<(), Error> {
+            if let Some(i) = self.names.key(key) {
+                return self.name(i, key);
+            }
             let n = self.text(key);
             self.op(KEYS, n)
         }
@@ -1043,7 +1110,7 @@ mod tests {
             p.ops,
             [OBJ, KEY | 1 << 3, 1, NUM, KEY | 3 << 3, 3, ARR, LIT, NUM, END]
                 .into_iter()
-                .chain([KEY | 5 << 3, 1, OBJ, KEYS | 9 << 3, LIT | 2 << 3, END, END])
+                .chain([KEY | 5 << 3, 1, OBJ, KEY | 7 << 3, 9, LIT | 2 << 3, END, END])
                 .collect::<Vec<_>>()
         );
         assert_eq!(p.text, "aé😀c__proto__".as_bytes());
@@ -1060,7 +1127,29 @@ mod tests {
         assert!(p.reopen());
         p.field("d", "x").unwrap();
         p.close();
-        assert_eq!(p.ops[p.ops.len() - 4..], [KEY | 7 << 3, 1, STR | 1 << 3, END]);
+        assert_eq!(p.ops[p.ops.len() - 4..], [KEY | 9 << 3, 1, STR | 1 << 3, END]);
+    }
+
+    /// Map keys are in the table by their text (the same index for the same text, whoever owns
+    /// it), but for a long one, given in full.
+    #[test]
+    fn map_keys_in_the_table_by_text() {
+        use super::js::*;
+        use std::collections::BTreeMap;
+        let long = "k".repeat(65);
+        let map = |k: &str| BTreeMap::from([(k.to_string(), 1), (long.clone(), 2)]);
+        let mut names = Names::default();
+        let mut p = Program::new(&mut names);
+        p.value(&[map("a"), map("a")]).unwrap();
+        let first = [OBJ, KEY | 1 << 3, 1, INT | 1 << 3, KEYS | 65 << 3, INT | 2 << 3, END];
+        assert_eq!(p.ops[1..8], first);
+        assert_eq!(p.ops[8..11], [OBJ, KEY, INT | 1 << 3]);
+        p.built();
+        let mut p = Program::new(&mut names);
+        p.value(&map(&String::from("a"))).unwrap();
+        assert_eq!(p.ops[..4], [OBJ, KEY, INT | 1 << 3, KEYS | 65 << 3]);
+        p.value(&map("b")).unwrap();
+        assert_eq!(p.ops[6..9], [OBJ, KEY | 3 << 3, 1]);
     }
 
     #[test]
