@@ -545,14 +545,15 @@ pub mod js {
     const SLOTS: usize = 2048;
     /// The map keys' slots (a power of two; at most half as many keys), the longest key in
     /// bytes and their bytes in all.
-    const KEY_SLOTS: usize = 1024;
+    const KEY_SLOTS: usize = 512;
     const KEY_LEN: usize = 64;
-    const KEY_BYTES: usize = 16384;
+    const KEY_BYTES: usize = 8192;
 
     /// The names the builder has in its table, kept across calls with the builder's own: struct
     /// field names (`&'static str`, known by address) and map keys (by their text: an object's
-    /// member names, which recur from call to call). Fixed in size, allocated once: a name that
-    /// does not fit is given in full ([`KEYS`]).
+    /// member names, which recur from call to call). Fixed in size, allocated once (its vectors
+    /// never grow: what they allocated during a call would come from the wasm module's per-call
+    /// arena and pin its chunks): a name that does not fit is given in full ([`KEYS`]).
     pub struct Names {
         /// Open addressing on the name's address: the index + 1 in `names`, 0 for an empty slot.
         slots: Vec<u32>,
@@ -578,8 +579,8 @@ pub mod js {
                 slots: vec![0; SLOTS],
                 names: Vec::with_capacity(SLOTS / 2),
                 key_slots: vec![0; KEY_SLOTS],
-                keys: Vec::new(),
-                key_bytes: Vec::new(),
+                keys: Vec::with_capacity(KEY_SLOTS / 2),
+                key_bytes: Vec::with_capacity(KEY_BYTES),
             }
         }
     }
@@ -1150,6 +1151,13 @@ mod tests {
         assert_eq!(p.ops[..4], [OBJ, KEY, INT | 1 << 3, KEYS | 65 << 3]);
         p.value(&map("b")).unwrap();
         assert_eq!(p.ops[6..9], [OBJ, KEY | 3 << 3, 1]);
+        p.built();
+        // The table full (256 keys, "a" and "b" in it): the next keys given in full.
+        let many: BTreeMap<String, u8> = (0..600).map(|i| (format!("k{i:03}"), 0)).collect();
+        let mut p = Program::new(&mut names);
+        p.value(&many).unwrap();
+        let count = |tag| p.ops.iter().filter(|&&op| op & 7 == tag).count();
+        assert_eq!((count(KEY), count(KEYS)), (254, 346));
     }
 
     #[test]
