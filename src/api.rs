@@ -563,11 +563,25 @@ pub fn evaluate_documents(
     docs: RequestDocuments,
     texts: ObjectTexts,
 ) -> EvaluateResult {
+    evaluate_documents_with(set, docs, texts, true)
+}
+
+/// [`evaluate_documents`]; without the set's own diagnostics first in the result's when
+/// `set_diagnostics` is false (the JS API adds their JS form, made once per set).
+pub fn evaluate_documents_with(
+    set: &PolicySet,
+    docs: RequestDocuments,
+    texts: ObjectTexts,
+    set_diagnostics: bool,
+) -> EvaluateResult {
     // The set's own diagnostics, object changes and type checking, and the request's object
     // changes, are in every result but the audit's summary trace: the audit has the set's
     // from the set, once, and reports no changes.
     let full = !set.summary();
-    let mut diagnostics = if full { set.diagnostics.clone() } else { Vec::new() };
+    let mut diagnostics = match full && set_diagnostics {
+        true => set.diagnostics.clone(),
+        false => Vec::new(),
+    };
     // The objects' texts when they were given as YAML (their decoding diagnostics are located
     // in them).
     let mut object_source = None;

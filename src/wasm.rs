@@ -412,6 +412,9 @@ pub fn evaluate_expression(
 #[wasm_bindgen(js_name = PolicySet)]
 pub struct JsPolicySet {
     set: policy_set::PolicySet,
+    /// The JS form of the set's own diagnostics, first in every result's: made on the first
+    /// `evaluate` (it depends only on the set), `None` when one points into a request input.
+    set_diagnostics: std::cell::OnceCell<Option<Vec<JsDiagnostic>>>,
 }
 
 #[wasm_bindgen(js_class = PolicySet)]
@@ -436,7 +439,10 @@ impl JsPolicySet {
             .map_err(|e| JsError::new(&e))?,
         };
         let options: PolicySetOptions = optional_arg("new PolicySet(options)", &options)?;
-        Ok(JsPolicySet { set: api::compile(&manifests, &options) })
+        Ok(JsPolicySet {
+            set: api::compile(&manifests, &options),
+            set_diagnostics: std::cell::OnceCell::new(),
+        })
     }
 
     /// Evaluate one request (`{ object?, oldObject?, request? }`). The result's diagnostics
@@ -454,9 +460,24 @@ impl JsPolicySet {
         let check = (set.normalize_objects && !set.summary()).then_some(set.version);
         let (docs, texts, sources) =
             request_documents("PolicySet.evaluate(request)", &request, check)?;
-        let result = api::evaluate_documents(&self.set, docs, texts);
+        let first = self.set_diagnostics();
+        let result = api::evaluate_documents_with(&self.set, docs, texts, first.is_none());
         let text_of = |s: &SourceRef| text_of(s, &self.set.text, &sources);
-        with_diagnostics(result, |r| &mut r.diagnostics, &text_of)
+        with_diagnostics_after(result, first.unwrap_or_default(), |r| &mut r.diagnostics, &text_of)
+    }
+
+    /// [`JsPolicySet::set_diagnostics`]: the set's diagnostics in JS form, kept with the set.
+    fn set_diagnostics(&self) -> Option<&[JsDiagnostic]> {
+        let make = || {
+            let d = &self.set.diagnostics;
+            if d.iter().any(|d| matches!(d.source, Some(SourceRef::Input { .. }))) {
+                return None;
+            }
+            let none = Sources::Texts(RequestDocuments::default());
+            Some(js_diagnostics(d, &|s| text_of(s, &self.set.text, &none)))
+        };
+        // Kept with the set: not in the call's arena.
+        self.set_diagnostics.get_or_init(|| crate::arena::outside(make)).as_deref()
     }
 
     /// Loading, validation and compile problems of the manifests.
@@ -664,24 +685,45 @@ fn js_diagnostics<'t>(
 /// wins; the property keeps the position of its first definition). The Rust form is not
 /// written.
 fn with_diagnostics<'t, T: Serialize>(
+    result: T,
+    diagnostics: fn(&mut T) -> &mut Vec<Diagnostic>,
+    text_of: &dyn Fn(&SourceRef) -> Option<Cow<'t, str>>,
+) -> Result<JsValue, JsError> {
+    with_diagnostics_after(result, &[], diagnostics, text_of)
+}
+
+/// [`with_diagnostics`], the result's diagnostics after `first` (already in JS form).
+fn with_diagnostics_after<'t, T: Serialize>(
     mut result: T,
+    first: &[JsDiagnostic],
     diagnostics: fn(&mut T) -> &mut Vec<Diagnostic>,
     text_of: &dyn Fn(&SourceRef) -> Option<Cow<'t, str>>,
 ) -> Result<JsValue, JsError> {
     let js = js_diagnostics(&std::mem::take(diagnostics(&mut result)), text_of);
     build(&mut |p| {
         p.value(&result)?;
-        append_diagnostics(p, &js)
+        append_diagnostics(p, first, &js)
     })
 }
 
-/// [`with_diagnostics`]' part that does not depend on the result's type.
+/// [`with_diagnostics`]' part that does not depend on the result's type: `first`, then `js`.
 #[inline(never)]
-fn append_diagnostics(p: &mut Program, js: &[JsDiagnostic]) -> Result<(), serde_json::Error> {
+fn append_diagnostics(
+    p: &mut Program,
+    first: &[JsDiagnostic],
+    js: &[JsDiagnostic],
+) -> Result<(), serde_json::Error> {
+    /// Two lists serialized as one.
+    struct Both<'a>(&'a [JsDiagnostic], &'a [JsDiagnostic]);
+    impl Serialize for Both<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().chain(self.1))
+        }
+    }
     if !p.reopen() {
         return Err(serde::ser::Error::custom("not an object"));
     }
-    p.field("diagnostics", js)?;
+    p.field("diagnostics", &Both(first, js))?;
     p.close();
     Ok(())
 }
