@@ -461,9 +461,17 @@ impl JsPolicySet {
         let (docs, texts, sources) =
             request_documents("PolicySet.evaluate(request)", &request, check)?;
         let first = self.set_diagnostics();
-        let result = api::evaluate_documents_with(&self.set, docs, texts, first.is_none());
+        let mut result = api::evaluate_documents_with(&self.set, docs, texts, first.is_none());
         let text_of = |s: &SourceRef| text_of(s, &self.set.text, &sources);
-        with_diagnostics_after(result, first.unwrap_or_default(), |r| &mut r.diagnostics, &text_of)
+        let first = first.unwrap_or_default();
+        let js = with_diagnostics_after(&mut result, first, |r| &mut r.diagnostics, &text_of);
+        // The changes' values (a registry's `status` is a subtree of the object) freed by the
+        // code compiled for speed, as the objects are (`dispose`).
+        for c in std::mem::take(&mut result.object_changes) {
+            vap_eval_json::dispose(c.before);
+            vap_eval_json::dispose(c.after);
+        }
+        js
     }
 
     /// [`JsPolicySet::set_diagnostics`]: the set's diagnostics in JS form, kept with the set.
@@ -689,19 +697,19 @@ fn with_diagnostics<'t, T: Serialize>(
     diagnostics: fn(&mut T) -> &mut Vec<Diagnostic>,
     text_of: &dyn Fn(&SourceRef) -> Option<Cow<'t, str>>,
 ) -> Result<JsValue, JsError> {
-    with_diagnostics_after(result, &[], diagnostics, text_of)
+    with_diagnostics_after(&mut { result }, &[], diagnostics, text_of)
 }
 
 /// [`with_diagnostics`], the result's diagnostics after `first` (already in JS form).
 fn with_diagnostics_after<'t, T: Serialize>(
-    mut result: T,
+    result: &mut T,
     first: &[JsDiagnostic],
     diagnostics: fn(&mut T) -> &mut Vec<Diagnostic>,
     text_of: &dyn Fn(&SourceRef) -> Option<Cow<'t, str>>,
 ) -> Result<JsValue, JsError> {
-    let js = js_diagnostics(&std::mem::take(diagnostics(&mut result)), text_of);
+    let js = js_diagnostics(&std::mem::take(diagnostics(result)), text_of);
     build(&mut |p| {
-        p.value(&result)?;
+        p.value(&*result)?;
         append_diagnostics(p, first, &js)
     })
 }

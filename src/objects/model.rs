@@ -60,6 +60,8 @@ pub struct Model {
     /// The index [`Model::index`] found last: a request looks its kind's root type up several
     /// times in a row (reading, normalising, the registry), each a bisection of the names.
     last: std::sync::atomic::AtomicUsize,
+    /// The index in [`Model::kinds`] [`Model::kind`] found last (for the same reason).
+    last_kind: std::sync::atomic::AtomicUsize,
 }
 
 impl Model {
@@ -106,7 +108,15 @@ impl Model {
             true => [b"", b"", version.as_bytes(), b"/", kind.as_bytes()],
             false => [group.as_bytes(), b"/", version.as_bytes(), b"/", kind.as_bytes()],
         };
+        use std::sync::atomic::Ordering::Relaxed;
+        let last = self.last_kind.load(Relaxed);
+        if let Some((n, r)) = self.kinds.get(last) {
+            if cmp_joined(n.as_bytes(), &parts).is_eq() {
+                return Some(r);
+            }
+        }
         let i = self.kinds.binary_search_by(|(n, _)| cmp_joined(n.as_bytes(), &parts)).ok()?;
+        self.last_kind.store(i, Relaxed);
         self.kinds.get(i).map(|(_, r)| *r)
     }
 
