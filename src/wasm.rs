@@ -107,8 +107,20 @@ export function vap_plain(v) {
   const proto = Object.getPrototypeOf(v);
   return !(Array.isArray(v) || typeof v === 'function' || !(proto === null || Object.getPrototypeOf(proto) === null));
 }
-export function vap_slot(key) {
-  return key === 'object' ? 0 : key === 'oldObject' ? 1 : key === 'request' ? 2 : -1;
+const SLOTS = ['object', 'oldObject', 'request'];
+export function vap_keys(v) {
+  if (!vap_plain(v)) return -1;
+  const keys = Object.keys(v);
+  let code = 0, n = 0;
+  for (const key of keys) {
+    const slot = key === 'object' ? 0 : key === 'oldObject' ? 1 : key === 'request' ? 2 : -1;
+    if (slot < 0) return code | n | 4;
+    code |= slot << (3 + 2 * n++);
+  }
+  return code | n;
+}
+export function vap_get(v, slot) {
+  return v[SLOTS[slot]];
 }
 export function vap_names() {
   return { keys: [], plain: [] };
@@ -132,8 +144,15 @@ extern "C" {
     fn vap_encode_into(memory: &JsValue, text: &JsValue, ptr: u32, cap: u32) -> u32;
     /// [`plain_object`]'s test, in one import.
     fn vap_plain(value: &JsValue) -> bool;
-    /// A request argument's key: 0 `object`, 1 `oldObject`, 2 `request`, -1 anything else.
-    fn vap_slot(key: &JsValue) -> i32;
+    /// A request argument's keys ([`request_documents_fast`]): -1 when it is not a plain
+    /// object ([`plain_object`]); else, of its keys (`Object.keys`) up to the first that is not
+    /// `object` (0), `oldObject` (1) or `request` (2), the number (bits 0-1) and those numbers
+    /// (2 bits each from bit 3), and bit 2 when such a key follows them.
+    fn vap_keys(value: &JsValue) -> i32;
+    /// The property of a request argument for a number of [`vap_keys`] (`v[name]`, the same
+    /// [[Get]] as `Reflect.get(v, name)`).
+    #[wasm_bindgen(catch)]
+    fn vap_get(value: &JsValue, slot: i32) -> Result<JsValue, JsValue>;
     fn vap_names() -> JsValue;
     #[wasm_bindgen(catch)]
     #[allow(clippy::too_many_arguments)]
@@ -577,25 +596,34 @@ fn request_documents_fast(
     value: &JsValue,
     check: Option<KubeVersion>,
 ) -> Option<(RequestDocuments, ObjectTexts, Sources)> {
-    let object = plain_object(value)?;
+    // The plain test, `Object.keys` and the keys' names compared in one import (`vap_keys`):
+    // the names are not copied into wasm memory, the keys not fetched one by one.
+    let keys = vap_keys(value);
+    if keys < 0 {
+        return None;
+    }
     let mut docs = RequestDocuments::default();
     let mut texts = ObjectTexts::default();
     let mut strings: [Option<JsValue>; 3] = Default::default();
-    for key in js_sys::Object::keys(object).iter() {
-        // The key's name compared in JS (`vap_slot`): not copied into wasm memory.
-        let (slot, text, i) = match vap_slot(&key) {
+    for k in 0..keys & 3 {
+        let n = (keys >> (3 + 2 * k)) & 3;
+        let (slot, text, i) = match n {
             0 => (&mut docs.object, Some((&mut texts.object, &mut texts.decoded[0])), 0),
             1 => (&mut docs.old_object, Some((&mut texts.old_object, &mut texts.decoded[1])), 1),
             2 => (&mut docs.request, None, 2),
             _ => return None,
         };
-        let v = js_sys::Reflect::get(value, &key).ok()?;
+        let v = vap_get(value, n).ok()?;
         let (document, plain, decoded) = document_fast(&v, text.as_ref().and(check))?;
         strings[i] = matches!(document, Some(Document::Text(_))).then_some(v);
         *slot = document;
         if let Some((t, d)) = text {
             (*t, *d) = (plain, decoded);
         }
+    }
+    // A key that is none of the three (after the ones read, as the keys come).
+    if keys & 4 != 0 {
+        return None;
     }
     Some((docs, texts, Sources::Js(strings)))
 }
