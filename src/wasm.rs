@@ -97,7 +97,7 @@ function value() {
 }
 const encoder = new TextEncoder();
 export function vap_units(v) {
-  return typeof v === 'string' ? v.length : -1;
+  return typeof v === 'string' ? v.length : v === undefined || v === null ? -2 : -1;
 }
 export function vap_encode_into(memory, text, ptr, cap) {
   return encoder.encodeInto(text, new Uint8Array(memory.buffer, ptr, cap)).written;
@@ -138,7 +138,7 @@ export function vap_build(names, memory, o, no, t, nt, n, nn) {
 }
 "#)]
 extern "C" {
-    /// A string's length in UTF-16 units; -1 for anything else.
+    /// A string's length in UTF-16 units; -2 for `undefined` and `null`, -1 for anything else.
     fn vap_units(value: &JsValue) -> f64;
     /// `TextEncoder.encodeInto(text, <the cap bytes at ptr in wasm memory>).written`.
     fn vap_encode_into(memory: &JsValue, text: &JsValue, ptr: u32, cap: u32) -> u32;
@@ -232,7 +232,11 @@ const ENCODE_INTO_MAX: usize = 1 << 22;
 fn large_string(value: &JsValue) -> Option<String> {
     // One import for the test and the length, one for the view, `encodeInto` and its count
     // (the builder's module, see `vap_build`): five imports were ≈ 1 % of the user path.
-    let units = vap_units(value);
+    large_string_of(value, vap_units(value))
+}
+
+/// [`large_string`] of `value`, whose [`vap_units`] are `units`.
+fn large_string_of(value: &JsValue, units: f64) -> Option<String> {
     if units < 0.0 {
         return None;
     }
@@ -640,9 +644,11 @@ type FastDocument = (Option<Document>, Option<String>, Option<Decoded>);
 /// `check`: the version an object's decoding is checked at as its text is read
 /// ([`crate::objects::read_object`]), what it found the third value.
 fn document_fast(v: &JsValue, check: Option<KubeVersion>) -> Option<FastDocument> {
-    if v.is_undefined() || v.is_null() {
+    // `undefined`, `null` and a string's length in one import.
+    let units = vap_units(v);
+    if units == -2.0 {
         Some((None, None, None)) // JSON.stringify leaves undefined out
-    } else if let Some(text) = large_string(v) {
+    } else if let Some(text) = large_string_of(v, units) {
         Some((Some(Document::Text(text)), None, None))
     } else if v.is_object() && !Array::is_array(v) && !v.is_function() {
         match js_object_json(v, check)? {
