@@ -563,11 +563,25 @@ pub fn evaluate_documents(
     docs: RequestDocuments,
     texts: ObjectTexts,
 ) -> EvaluateResult {
+    evaluate_documents_with(set, docs, texts, true)
+}
+
+/// [`evaluate_documents`]; without the set's own diagnostics first in the result's when
+/// `set_diagnostics` is false (the JS API adds their JS form, made once per set).
+pub fn evaluate_documents_with(
+    set: &PolicySet,
+    docs: RequestDocuments,
+    texts: ObjectTexts,
+    set_diagnostics: bool,
+) -> EvaluateResult {
     // The set's own diagnostics, object changes and type checking, and the request's object
     // changes, are in every result but the audit's summary trace: the audit has the set's
     // from the set, once, and reports no changes.
     let full = !set.summary();
-    let mut diagnostics = if full { set.diagnostics.clone() } else { Vec::new() };
+    let mut diagnostics = match full && set_diagnostics {
+        true => set.diagnostics.clone(),
+        false => Vec::new(),
+    };
     // The objects' texts when they were given as YAML (their decoding diagnostics are located
     // in them).
     let mut object_source = None;
@@ -1756,17 +1770,19 @@ pub fn render(d: &Diagnostic, text: Option<&str>) -> String {
         Severity::Info => "INFO",
     };
     let place = match &d.source {
-        Some(SourceRef::Manifest { .. }) => "manifests".to_string(),
-        Some(SourceRef::Expression { .. }) => "<input>".to_string(),
-        Some(SourceRef::Input { name }) => name.clone(),
-        None => String::new(),
+        Some(SourceRef::Manifest { .. }) => "manifests",
+        Some(SourceRef::Expression { .. }) => "<input>",
+        Some(SourceRef::Input { name }) => name.as_str(),
+        None => "",
     };
-    let mut head = severity.to_string();
+    // Written piece by piece, not formatted: a result renders each of its diagnostics.
+    let mut out = String::with_capacity(severity.len() + d.field.len() + d.message.len() + 24);
+    out.push_str(severity);
     let mut snippet = String::new();
     match (text, d.span) {
         (Some(text), Some(span)) => {
             let (line, col) = crate::cel::errors::line_column(text, span.start);
-            head.push_str(&format!(": {place}:{line}:{col}"));
+            out.push_str(&format!(": {place}:{line}:{col}"));
             if let Some(src_line) = text.lines().nth(line as usize - 1) {
                 // One caret per character of the span on its first line; one for an empty span
                 // (whatever the width of the character it points at).
@@ -1785,13 +1801,19 @@ pub fn render(d: &Diagnostic, text: Option<&str>) -> String {
                 );
             }
         }
-        _ if !place.is_empty() => head.push_str(&format!(": {place}")),
+        _ if !place.is_empty() => {
+            out.push_str(": ");
+            out.push_str(place);
+        }
         _ => {}
     }
     if !d.field.is_empty() {
-        render_field(d, &mut head);
+        render_field(d, &mut out);
     }
-    format!("{head}: {}{snippet}", d.message)
+    out.push_str(": ");
+    out.push_str(&d.message);
+    out.push_str(&snippet);
+    out
 }
 
 /// [`render`]'s naming of the field (out of line: most diagnostics of a first result have none).
@@ -1800,12 +1822,14 @@ fn render_field(d: &Diagnostic, head: &mut String) {
     // apimachinery field errors already start with their path (`spec.x: Required value`):
     // name only the object then.
     let (object, path) = d.field.rsplit_once(": ").unwrap_or(("", d.field.as_str()));
-    if d.message.starts_with(&format!("{path}: ")) {
+    if d.message.strip_prefix(path).is_some_and(|rest| rest.starts_with(": ")) {
         if !object.is_empty() {
-            head.push_str(&format!(": {object}"));
+            head.push_str(": ");
+            head.push_str(object);
         }
     } else {
-        head.push_str(&format!(": {}", d.field));
+        head.push_str(": ");
+        head.push_str(&d.field);
     }
 }
 

@@ -97,7 +97,7 @@ function value() {
 }
 const encoder = new TextEncoder();
 export function vap_units(v) {
-  return typeof v === 'string' ? v.length : -1;
+  return typeof v === 'string' ? v.length : v === undefined || v === null ? -2 : -1;
 }
 export function vap_encode_into(memory, text, ptr, cap) {
   return encoder.encodeInto(text, new Uint8Array(memory.buffer, ptr, cap)).written;
@@ -107,8 +107,20 @@ export function vap_plain(v) {
   const proto = Object.getPrototypeOf(v);
   return !(Array.isArray(v) || typeof v === 'function' || !(proto === null || Object.getPrototypeOf(proto) === null));
 }
-export function vap_slot(key) {
-  return key === 'object' ? 0 : key === 'oldObject' ? 1 : key === 'request' ? 2 : -1;
+const SLOTS = ['object', 'oldObject', 'request'];
+export function vap_keys(v) {
+  if (!vap_plain(v)) return -1;
+  const keys = Object.keys(v);
+  let code = 0, n = 0;
+  for (const key of keys) {
+    const slot = key === 'object' ? 0 : key === 'oldObject' ? 1 : key === 'request' ? 2 : -1;
+    if (slot < 0) return code | n | 4;
+    code |= slot << (3 + 2 * n++);
+  }
+  return code | n;
+}
+export function vap_get(v, slot) {
+  return v[SLOTS[slot]];
 }
 export function vap_names() {
   return { keys: [], plain: [] };
@@ -126,14 +138,21 @@ export function vap_build(names, memory, o, no, t, nt, n, nn) {
 }
 "#)]
 extern "C" {
-    /// A string's length in UTF-16 units; -1 for anything else.
+    /// A string's length in UTF-16 units; -2 for `undefined` and `null`, -1 for anything else.
     fn vap_units(value: &JsValue) -> f64;
     /// `TextEncoder.encodeInto(text, <the cap bytes at ptr in wasm memory>).written`.
     fn vap_encode_into(memory: &JsValue, text: &JsValue, ptr: u32, cap: u32) -> u32;
     /// [`plain_object`]'s test, in one import.
     fn vap_plain(value: &JsValue) -> bool;
-    /// A request argument's key: 0 `object`, 1 `oldObject`, 2 `request`, -1 anything else.
-    fn vap_slot(key: &JsValue) -> i32;
+    /// A request argument's keys ([`request_documents_fast`]): -1 when it is not a plain
+    /// object ([`plain_object`]); else, of its keys (`Object.keys`) up to the first that is not
+    /// `object` (0), `oldObject` (1) or `request` (2), the number (bits 0-1) and those numbers
+    /// (2 bits each from bit 3), and bit 2 when such a key follows them.
+    fn vap_keys(value: &JsValue) -> i32;
+    /// The property of a request argument for a number of [`vap_keys`] (`v[name]`, the same
+    /// [[Get]] as `Reflect.get(v, name)`).
+    #[wasm_bindgen(catch)]
+    fn vap_get(value: &JsValue, slot: i32) -> Result<JsValue, JsValue>;
     fn vap_names() -> JsValue;
     #[wasm_bindgen(catch)]
     #[allow(clippy::too_many_arguments)]
@@ -213,7 +232,11 @@ const ENCODE_INTO_MAX: usize = 1 << 22;
 fn large_string(value: &JsValue) -> Option<String> {
     // One import for the test and the length, one for the view, `encodeInto` and its count
     // (the builder's module, see `vap_build`): five imports were ≈ 1 % of the user path.
-    let units = vap_units(value);
+    large_string_of(value, vap_units(value))
+}
+
+/// [`large_string`] of `value`, whose [`vap_units`] are `units`.
+fn large_string_of(value: &JsValue, units: f64) -> Option<String> {
     if units < 0.0 {
         return None;
     }
@@ -412,6 +435,9 @@ pub fn evaluate_expression(
 #[wasm_bindgen(js_name = PolicySet)]
 pub struct JsPolicySet {
     set: policy_set::PolicySet,
+    /// The JS form of the set's own diagnostics, first in every result's: made on the first
+    /// `evaluate` (it depends only on the set), `None` when one points into a request input.
+    set_diagnostics: std::cell::OnceCell<Option<Vec<JsDiagnostic>>>,
 }
 
 #[wasm_bindgen(js_class = PolicySet)]
@@ -436,7 +462,10 @@ impl JsPolicySet {
             .map_err(|e| JsError::new(&e))?,
         };
         let options: PolicySetOptions = optional_arg("new PolicySet(options)", &options)?;
-        Ok(JsPolicySet { set: api::compile(&manifests, &options) })
+        Ok(JsPolicySet {
+            set: api::compile(&manifests, &options),
+            set_diagnostics: std::cell::OnceCell::new(),
+        })
     }
 
     /// Evaluate one request (`{ object?, oldObject?, request? }`). The result's diagnostics
@@ -454,9 +483,32 @@ impl JsPolicySet {
         let check = (set.normalize_objects && !set.summary()).then_some(set.version);
         let (docs, texts, sources) =
             request_documents("PolicySet.evaluate(request)", &request, check)?;
-        let result = api::evaluate_documents(&self.set, docs, texts);
+        let first = self.set_diagnostics();
+        let mut result = api::evaluate_documents_with(&self.set, docs, texts, first.is_none());
         let text_of = |s: &SourceRef| text_of(s, &self.set.text, &sources);
-        with_diagnostics(result, |r| &mut r.diagnostics, &text_of)
+        let first = first.unwrap_or_default();
+        let js = with_diagnostics_after(&mut result, first, |r| &mut r.diagnostics, &text_of);
+        // The changes' values (a registry's `status` is a subtree of the object) freed by the
+        // code compiled for speed, as the objects are (`dispose`).
+        for c in std::mem::take(&mut result.object_changes) {
+            vap_eval_json::dispose(c.before);
+            vap_eval_json::dispose(c.after);
+        }
+        js
+    }
+
+    /// [`JsPolicySet::set_diagnostics`]: the set's diagnostics in JS form, kept with the set.
+    fn set_diagnostics(&self) -> Option<&[JsDiagnostic]> {
+        let make = || {
+            let d = &self.set.diagnostics;
+            if d.iter().any(|d| matches!(d.source, Some(SourceRef::Input { .. }))) {
+                return None;
+            }
+            let none = Sources::Texts(RequestDocuments::default());
+            Some(js_diagnostics(d, &|s| text_of(s, &self.set.text, &none)))
+        };
+        // Kept with the set: not in the call's arena.
+        self.set_diagnostics.get_or_init(|| crate::arena::outside(make)).as_deref()
     }
 
     /// Loading, validation and compile problems of the manifests.
@@ -548,25 +600,34 @@ fn request_documents_fast(
     value: &JsValue,
     check: Option<KubeVersion>,
 ) -> Option<(RequestDocuments, ObjectTexts, Sources)> {
-    let object = plain_object(value)?;
+    // The plain test, `Object.keys` and the keys' names compared in one import (`vap_keys`):
+    // the names are not copied into wasm memory, the keys not fetched one by one.
+    let keys = vap_keys(value);
+    if keys < 0 {
+        return None;
+    }
     let mut docs = RequestDocuments::default();
     let mut texts = ObjectTexts::default();
     let mut strings: [Option<JsValue>; 3] = Default::default();
-    for key in js_sys::Object::keys(object).iter() {
-        // The key's name compared in JS (`vap_slot`): not copied into wasm memory.
-        let (slot, text, i) = match vap_slot(&key) {
+    for k in 0..keys & 3 {
+        let n = (keys >> (3 + 2 * k)) & 3;
+        let (slot, text, i) = match n {
             0 => (&mut docs.object, Some((&mut texts.object, &mut texts.decoded[0])), 0),
             1 => (&mut docs.old_object, Some((&mut texts.old_object, &mut texts.decoded[1])), 1),
             2 => (&mut docs.request, None, 2),
             _ => return None,
         };
-        let v = js_sys::Reflect::get(value, &key).ok()?;
+        let v = vap_get(value, n).ok()?;
         let (document, plain, decoded) = document_fast(&v, text.as_ref().and(check))?;
         strings[i] = matches!(document, Some(Document::Text(_))).then_some(v);
         *slot = document;
         if let Some((t, d)) = text {
             (*t, *d) = (plain, decoded);
         }
+    }
+    // A key that is none of the three (after the ones read, as the keys come).
+    if keys & 4 != 0 {
+        return None;
     }
     Some((docs, texts, Sources::Js(strings)))
 }
@@ -583,9 +644,11 @@ type FastDocument = (Option<Document>, Option<String>, Option<Decoded>);
 /// `check`: the version an object's decoding is checked at as its text is read
 /// ([`crate::objects::read_object`]), what it found the third value.
 fn document_fast(v: &JsValue, check: Option<KubeVersion>) -> Option<FastDocument> {
-    if v.is_undefined() || v.is_null() {
+    // `undefined`, `null` and a string's length in one import.
+    let units = vap_units(v);
+    if units == -2.0 {
         Some((None, None, None)) // JSON.stringify leaves undefined out
-    } else if let Some(text) = large_string(v) {
+    } else if let Some(text) = large_string_of(v, units) {
         Some((Some(Document::Text(text)), None, None))
     } else if v.is_object() && !Array::is_array(v) && !v.is_function() {
         match js_object_json(v, check)? {
@@ -664,24 +727,45 @@ fn js_diagnostics<'t>(
 /// wins; the property keeps the position of its first definition). The Rust form is not
 /// written.
 fn with_diagnostics<'t, T: Serialize>(
-    mut result: T,
+    result: T,
     diagnostics: fn(&mut T) -> &mut Vec<Diagnostic>,
     text_of: &dyn Fn(&SourceRef) -> Option<Cow<'t, str>>,
 ) -> Result<JsValue, JsError> {
-    let js = js_diagnostics(&std::mem::take(diagnostics(&mut result)), text_of);
+    with_diagnostics_after(&mut { result }, &[], diagnostics, text_of)
+}
+
+/// [`with_diagnostics`], the result's diagnostics after `first` (already in JS form).
+fn with_diagnostics_after<'t, T: Serialize>(
+    result: &mut T,
+    first: &[JsDiagnostic],
+    diagnostics: fn(&mut T) -> &mut Vec<Diagnostic>,
+    text_of: &dyn Fn(&SourceRef) -> Option<Cow<'t, str>>,
+) -> Result<JsValue, JsError> {
+    let js = js_diagnostics(&std::mem::take(diagnostics(result)), text_of);
     build(&mut |p| {
-        p.value(&result)?;
-        append_diagnostics(p, &js)
+        p.value(&*result)?;
+        append_diagnostics(p, first, &js)
     })
 }
 
-/// [`with_diagnostics`]' part that does not depend on the result's type.
+/// [`with_diagnostics`]' part that does not depend on the result's type: `first`, then `js`.
 #[inline(never)]
-fn append_diagnostics(p: &mut Program, js: &[JsDiagnostic]) -> Result<(), serde_json::Error> {
+fn append_diagnostics(
+    p: &mut Program,
+    first: &[JsDiagnostic],
+    js: &[JsDiagnostic],
+) -> Result<(), serde_json::Error> {
+    /// Two lists serialized as one.
+    struct Both<'a>(&'a [JsDiagnostic], &'a [JsDiagnostic]);
+    impl Serialize for Both<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().chain(self.1))
+        }
+    }
     if !p.reopen() {
         return Err(serde::ser::Error::custom("not an object"));
     }
-    p.field("diagnostics", js)?;
+    p.field("diagnostics", &Both(first, js))?;
     p.close();
     Ok(())
 }

@@ -610,15 +610,19 @@ pub fn resource_name_for_error(request_name: &str, object: Option<&Value>) -> St
 
 /// The message inside the Forbidden error (before `<resource> "<name>" is forbidden: `).
 pub fn denial_message(d: &DeniedDecision) -> String {
+    // Joined, not formatted: made for every denied request.
+    let (policy, message) = (d.policy.as_str(), d.decision.message.as_str());
     match &d.binding {
-        Some(b) => format!(
-            "ValidatingAdmissionPolicy '{}' with binding '{}' denied request: {}",
-            d.policy, b, d.decision.message
-        ),
-        None => format!(
-            "ValidatingAdmissionPolicy '{}' denied request: {}",
-            d.policy, d.decision.message
-        ),
+        Some(b) => [
+            "ValidatingAdmissionPolicy '",
+            policy,
+            "' with binding '",
+            b,
+            "' denied request: ",
+            message,
+        ]
+        .concat(),
+        None => ["ValidatingAdmissionPolicy '", policy, "' denied request: ", message].concat(),
     }
 }
 
@@ -627,13 +631,13 @@ pub fn denial_message(d: &DeniedDecision) -> String {
 pub fn forbidden_status(d: &DeniedDecision, group: &str, resource: &str, name: &str) -> Status {
     let inner = denial_message(d);
     let qualified =
-        if group.is_empty() { resource.to_string() } else { format!("{resource}.{group}") };
+        if group.is_empty() { resource.to_string() } else { [resource, ".", group].concat() };
     let message = if group.is_empty() && resource.is_empty() {
-        format!("forbidden: {inner}")
+        ["forbidden: ", &inner].concat()
     } else if name.is_empty() {
-        format!("{qualified} is forbidden: {inner}")
+        [&qualified, " is forbidden: ", &inner].concat()
     } else {
-        format!("{qualified} {} is forbidden: {inner}", go_quote(name))
+        [&qualified, " ", &go_quote(name), " is forbidden: ", &inner].concat()
     };
     let reason = if d.decision.reason.is_empty() {
         "Invalid".to_string()

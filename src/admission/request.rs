@@ -194,7 +194,11 @@ fn unknown_kind(kind: &GroupVersionKind) -> Diagnostic {
 /// The options object admission gets for a request without one (`kind`: `CreateOptions`, …).
 #[inline(never)]
 fn options_object(kind: &str) -> Value {
-    json!({"kind": kind, "apiVersion": "meta.k8s.io/v1"})
+    // Built directly, not with `json!` (which serializes each value): once a request.
+    let mut m = serde_json::Map::with_capacity(2);
+    m.insert("kind".to_string(), Value::String(kind.to_string()));
+    m.insert("apiVersion".to_string(), Value::String("meta.k8s.io/v1".to_string()));
+    Value::Object(m)
 }
 
 fn meta_str<'a>(obj: Option<&'a Value>, key: &str) -> Option<&'a str> {

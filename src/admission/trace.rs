@@ -107,7 +107,9 @@ pub struct ExprResult {
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null, hashmap_as_object))]
 pub struct ValidationResult {
     pub index: usize,
-    pub expression: String,
+    // The compiled expression's text, shared (not copied for every request).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub expression: std::rc::Rc<str>,
     /// The boolean result; absent on error.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<bool>,

@@ -335,10 +335,9 @@ pub fn validate(
         let mut r = ValidationResult {
             index: i,
             expression: if bound.summary() {
-                String::new()
+                std::rc::Rc::default()
             } else {
-                // Not `to_string`: no formatter for a copy.
-                String::from(&*v.expression.source)
+                v.expression.source.clone()
             },
             cost: 0,
             ..ValidationResult::default()

@@ -103,7 +103,20 @@ pub fn render_path(path: &[Seg], map_keys: &[bool]) -> String {
                 }
                 out.push_str(k);
             }
-            Seg::Index(n) => out.push_str(&format!("[{n}]")),
+            Seg::Index(n) => {
+                // Not `format!`: a formatter and a string for every index of every change.
+                out.push('[');
+                let start = out.len();
+                let mut n = *n;
+                loop {
+                    out.insert(start, char::from(b'0' + (n % 10) as u8));
+                    n /= 10;
+                    if n == 0 {
+                        break;
+                    }
+                }
+                out.push(']');
+            }
         }
     }
     out
@@ -376,5 +389,20 @@ fn normalize_with(
         decode_error,
         unknown_fields,
         crd,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{render_path, Seg};
+
+    #[test]
+    fn render_path_writes_indices_and_map_keys() {
+        for n in [0, 7, 10, 42, 123, 1000, usize::MAX] {
+            let path = [Seg::Key("a".into()), Seg::Index(n), Seg::Key("k.x".into())];
+            assert_eq!(render_path(&path, &[false, false, true]), format!("a[{n}][k.x]"));
+        }
+        let path = [Seg::Index(3), Seg::Key("b".into()), Seg::Index(0)];
+        assert_eq!(render_path(&path, &[]), "[3].b[0]");
     }
 }

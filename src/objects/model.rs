@@ -57,12 +57,24 @@ pub struct Model {
     pub kinds: Vec<(&'static str, &'static str)>,
     /// The version's bit in the table's masks.
     bit: u32,
+    /// The index [`Model::index`] found last: a request looks its kind's root type up several
+    /// times in a row (reading, normalising, the registry), each a bisection of the names.
+    last: std::sync::atomic::AtomicUsize,
+    /// The index in [`Model::kinds`] [`Model::kind`] found last (for the same reason).
+    last_kind: std::sync::atomic::AtomicUsize,
 }
 
 impl Model {
     /// The index of struct type `ty` in [`Model::types`].
     pub fn index(&self, ty: &str) -> Option<usize> {
-        self.types.binary_search_by(|t| t.name.cmp(ty)).ok()
+        use std::sync::atomic::Ordering::Relaxed;
+        let last = self.last.load(Relaxed);
+        if self.types.get(last).is_some_and(|t| t.name == ty) {
+            return Some(last);
+        }
+        let i = self.types.binary_search_by(|t| t.name.cmp(ty)).ok()?;
+        self.last.store(i, Relaxed);
+        Some(i)
     }
 
     /// The fields of the type at `index`.
@@ -89,13 +101,22 @@ impl Model {
     }
 
     /// The root type of a kind (`group` empty for core).
+    /// The key `group/version/Kind` is compared in its parts, not formatted: three calls a
+    /// request (reading, normalising and the registry), each was a `format!`.
     pub fn kind(&self, group: &str, version: &str, kind: &str) -> Option<&'static str> {
-        let key = if group.is_empty() {
-            format!("{version}/{kind}")
-        } else {
-            format!("{group}/{version}/{kind}")
+        let parts: [&[u8]; 5] = match group.is_empty() {
+            true => [b"", b"", version.as_bytes(), b"/", kind.as_bytes()],
+            false => [group.as_bytes(), b"/", version.as_bytes(), b"/", kind.as_bytes()],
         };
-        let i = self.kinds.binary_search_by(|(n, _)| (*n).cmp(key.as_str())).ok()?;
+        use std::sync::atomic::Ordering::Relaxed;
+        let last = self.last_kind.load(Relaxed);
+        if let Some((n, r)) = self.kinds.get(last) {
+            if cmp_joined(n.as_bytes(), &parts).is_eq() {
+                return Some(r);
+            }
+        }
+        let i = self.kinds.binary_search_by(|(n, _)| cmp_joined(n.as_bytes(), &parts)).ok()?;
+        self.last_kind.store(i, Relaxed);
         self.kinds.get(i).map(|(_, r)| *r)
     }
 
@@ -103,6 +124,23 @@ impl Model {
     /// field only where the version's type has it).
     pub fn has_field(&self, ty: &str, name: &str) -> bool {
         self.fields(ty).is_some_and(|f| f.iter().any(|f| f.name == name))
+    }
+}
+
+/// `name` compared with the concatenation of `parts`, as `str::cmp` compares (bytewise).
+fn cmp_joined(name: &[u8], parts: &[&[u8]]) -> std::cmp::Ordering {
+    let mut rest = name;
+    for part in parts {
+        let n = part.len().min(rest.len());
+        match rest[..n].cmp(&part[..n]) {
+            std::cmp::Ordering::Equal if n < part.len() => return std::cmp::Ordering::Less,
+            std::cmp::Ordering::Equal => rest = &rest[n..],
+            other => return other,
+        }
+    }
+    match rest.is_empty() {
+        true => std::cmp::Ordering::Equal,
+        false => std::cmp::Ordering::Greater,
     }
 }
 
@@ -216,6 +254,44 @@ mod tests {
             let m = model(KubeVersion::new(minor));
             for (i, t) in m.types.iter().enumerate() {
                 assert!(m.fields_at(i).unwrap().len() < 128, "1.{minor} {}", t.name);
+            }
+        }
+    }
+
+    /// [`Model::kind`] compares the key in parts as `str::cmp` compares the formatted key.
+    #[test]
+    fn kind_compares_the_key_in_parts() {
+        use super::cmp_joined;
+        let names =
+            ["", "a", "a/", "a/b", "a/b/", "a/b/c", "a/b/cd", "a/bc/d", "ab/c/d", "b", "v1/Pod"];
+        let splits: [[&str; 3]; 8] = [
+            ["", "", ""],
+            ["a", "b", "c"],
+            ["a", "b", ""],
+            ["", "v1", "Pod"],
+            ["a", "bc", "d"],
+            ["", "a", "b/c"],
+            ["ab", "c", "d"],
+            ["a", "b", "cd"],
+        ];
+        for [g, v, k] in splits {
+            let key = if g.is_empty() { format!("{v}/{k}") } else { format!("{g}/{v}/{k}") };
+            let parts: [&[u8]; 5] = match g.is_empty() {
+                true => [b"", b"", v.as_bytes(), b"/", k.as_bytes()],
+                false => [g.as_bytes(), b"/", v.as_bytes(), b"/", k.as_bytes()],
+            };
+            for n in names.iter().copied().chain([key.as_str()]) {
+                assert_eq!(cmp_joined(n.as_bytes(), &parts), n.cmp(key.as_str()), "{n:?} {key:?}");
+            }
+        }
+        for minor in 30..=37 {
+            let m = model(KubeVersion::new(minor));
+            for (key, root) in &m.kinds {
+                let (gv, kind) = key.rsplit_once('/').unwrap();
+                let (g, v) = gv.rsplit_once('/').unwrap_or(("", gv));
+                assert_eq!(m.kind(g, v, kind), Some(*root), "{key}");
+                assert_eq!(m.kind(g, v, &format!("{kind}x")), None);
+                assert_eq!(m.kind(&format!("{g}x"), v, kind), None);
             }
         }
     }

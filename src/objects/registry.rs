@@ -231,22 +231,29 @@ impl Run<'_> {
         let mut cur = &mut *v;
         for p in parents {
             let Json::Object(m) = cur else { return };
-            if value.is_none() && !m.contains_key(*p) {
-                return;
+            if !m.contains_key(*p) {
+                if value.is_none() {
+                    return;
+                }
+                m.insert(p.to_string(), Json::Object(Map::new()));
             }
-            cur = m.entry(p.to_string()).or_insert_with(|| Json::Object(Map::new()));
+            // The key's string made only when it is added (above), not for every step.
+            let Some(next) = m.get_mut(*p) else { return };
+            cur = next;
             if cur.is_null() {
                 *cur = Json::Object(Map::new());
             }
         }
         let Json::Object(m) = cur else { return };
-        if m.get(*last) == value.as_ref() {
+        let old = m.get_mut(*last);
+        if old.as_deref() == value.as_ref() {
             return;
         }
         // The value replaced, taken from the map (not a copy of it).
-        let before = match &value {
-            Some(x) => m.insert(last.to_string(), x.clone()),
-            None => m.remove(*last),
+        let before = match (&value, old) {
+            (Some(x), Some(old)) => Some(std::mem::replace(old, x.clone())),
+            (Some(x), None) => m.insert(last.to_string(), x.clone()),
+            (None, _) => m.remove(*last),
         };
         self.changes.push(ObjectChange {
             object: "object".into(),
