@@ -59,7 +59,59 @@ pub struct Regex {
     bt: backtrack::BoundedBacktracker,
     /// The longest text (bytes) the backtracker takes.
     bt_max: usize,
+    /// The pattern is `^[class]{min,max}$`: matched without an engine.
+    whole: Option<Whole>,
     cache: std::cell::RefCell<(backtrack::Cache, pikevm::Cache)>,
+}
+
+/// A pattern that is one character class repeated from the text's start to its end
+/// (`^[a-z0-9-]+$`, `^\d{1,5}$`, `^([A-Z]*)$`; greedy or not): it matches the whole text or
+/// nothing, whether every character is in the class and their count in `min..=max`.
+struct Whole {
+    ranges: Box<[(char, char)]>,
+    min: u32,
+    max: Option<u32>,
+}
+
+impl Whole {
+    fn of(hir: &regex_syntax::hir::Hir) -> Option<Whole> {
+        use regex_syntax::hir::{Class, HirKind, Look};
+        let HirKind::Concat(parts) = hir.kind() else { return None };
+        let [first, body, last] = parts.as_slice() else { return None };
+        if first.kind() != &HirKind::Look(Look::Start) || last.kind() != &HirKind::Look(Look::End) {
+            return None;
+        }
+        let mut body = body;
+        let (mut min, mut max) = (1, Some(1));
+        loop {
+            match body.kind() {
+                HirKind::Capture(c) => body = &c.sub,
+                HirKind::Repetition(r) if (min, max) == (1, Some(1)) => {
+                    (min, max) = (r.min, r.max);
+                    body = &r.sub;
+                }
+                HirKind::Class(Class::Unicode(c)) => {
+                    let ranges = c.ranges().iter().map(|r| (r.start(), r.end())).collect();
+                    return Some(Whole { ranges, min, max });
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    #[inline]
+    fn is_match(&self, s: &str) -> bool {
+        let mut n: u32 = 0;
+        for c in s.chars() {
+            // The ranges are sorted and apart: the first that ends at or after `c`.
+            let i = self.ranges.partition_point(|r| r.1 < c);
+            if self.ranges.get(i).is_none_or(|r| r.0 > c) {
+                return false;
+            }
+            n = n.saturating_add(1);
+        }
+        n >= self.min && self.max.is_none_or(|m| n <= m)
+    }
 }
 
 impl std::fmt::Debug for Regex {
@@ -89,6 +141,9 @@ impl Regex {
     /// Whether the pattern matches anywhere in `s`.
     #[inline]
     pub fn is_match(&self, s: &str) -> bool {
+        if let Some(w) = &self.whole {
+            return w.is_match(s);
+        }
         self.search(&Input::new(s).earliest(true), &mut [])
     }
 
@@ -96,6 +151,10 @@ impl Regex {
     /// text before `start` still counts for `^`, `\b`).
     #[inline]
     pub fn find_at(&self, s: &str, start: usize) -> Option<Range<usize>> {
+        if let Some(w) = &self.whole {
+            // `^` holds only at the text's start.
+            return (start == 0 && w.is_match(s)).then_some(0..s.len());
+        }
         let mut slots = [None, None];
         if !self.search(&Input::new(s).range(start..), &mut slots) {
             return None;
@@ -414,7 +473,7 @@ pub fn compile_go(pattern: &str) -> Result<Regex, String> {
     let bt = backtrack::BoundedBacktracker::new_from_nfa(nfa.clone()).map_err(too_large)?;
     let vm = pikevm::PikeVM::new_from_nfa(nfa).map_err(too_large)?;
     let cache = std::cell::RefCell::new((bt.create_cache(), vm.create_cache()));
-    Ok(Regex { bt_max: bt.max_haystack_len(), vm, bt, cache })
+    Ok(Regex { bt_max: bt.max_haystack_len(), whole: Whole::of(&hir), vm, bt, cache })
 }
 
 /// Go `regexp.Compile`, error text as the Kubernetes regex library reports it (`Illegal regex: …`).
@@ -766,6 +825,20 @@ mod tests {
             "(|a)+",
             "(a*)+$",
             "^(a|b|)*c",
+            "^[a-z]$",
+            "^[a-z]*$",
+            "^[a-z]+?$",
+            "^([a-z0-9-]+)$",
+            "^(?:[0-9]{2,3})$",
+            "^\\d{1,5}$",
+            "\\A[^a]{0,3}\\z",
+            "(?i)^[k-m]+$",
+            "^\\pL+$",
+            "^[日本語a-]+$",
+            "^.*$",
+            "(?s)^.{3}$",
+            "^[a-z]+$|x",
+            "(?m)^[a-z]+$",
         ];
         let long_a = "a".repeat(300);
         let long_name = "my-app-1".repeat(40);
@@ -792,6 +865,12 @@ mod tests {
             "-",
             long_a.as_str(),
             long_name.as_str(),
+            "日本語-a",
+            "abcdefghijklm",
+            "k",
+            "KLM\u{212A}",
+            "1234",
+            "123456",
         ];
         for p in patterns {
             let re = compile_go(p).unwrap();
@@ -805,10 +884,23 @@ mod tests {
             }
         }
         // Past the backtracker's limit (bt_max bytes) the PikeVM runs alone.
-        let re = compile_go("^[a-z0-9-]+$").unwrap();
+        let re = compile_go("^[a-z0-9-]+-?$").unwrap();
+        assert!(re.whole.is_none());
         let big = "a".repeat(re.bt_max + 1);
         assert!(re.is_match(&big) && re.find(&big) == Some(big.as_str()));
         assert_eq!(re.find_all(&(big.clone() + "A"), -1), Vec::<String>::new());
+        // Which patterns match without an engine (compared with the PikeVM above).
+        for (p, whole) in [
+            ("^[a-z0-9-]+$", true),
+            ("^([a-z0-9-]+)$", true),
+            ("^\\d{1,5}$", true),
+            ("(?s)^.{3}$", true),
+            ("^[a-z]+$|x", false),
+            ("(?m)^[a-z]+$", false),
+            ("^[a-z]+", false),
+        ] {
+            assert_eq!(compile_go(p).unwrap().whole.is_some(), whole, "{p}");
+        }
     }
 
     /// Go `FindAllString` results (go1.19.8 `regexp`) through the backtracker and, for patterns
