@@ -51,7 +51,8 @@ use std::ops::Range;
 /// texts up to ≈ 2 M bits / states, tens of KB), else by its PikeVM. The `regex` crate's meta
 /// regex picks them the same way; both report the same leftmost-first matches, the backtracker
 /// ≈ 4-8× faster on Kubernetes names and image references (bench/README.md, "Regexps on the
-/// bounded backtracker"). Running them directly leaves the meta layer, its literal extraction
+/// bounded backtracker"); a pattern that is one class from start to end (`^[a-z0-9-]+$`) runs
+/// neither (`Whole`). Running them directly leaves the meta layer, its literal extraction
 /// and prefilter code out of the wasm (−22 KB gzip of the package). The engines' scratch space
 /// is reused across searches (one thread: the cache holding a `Regex` is per thread).
 pub struct Regex {
