@@ -40,19 +40,79 @@
 mod tables;
 mod unicode;
 
-use regex_automata::nfa::thompson::{self, pikevm};
+use regex_automata::nfa::thompson::{self, backtrack, pikevm};
+use regex_automata::util::primitives::NonMaxUsize;
 use regex_automata::Input;
 use regex_syntax::ast::{ErrorKind, Span};
 use std::ops::Range;
 
-/// A compiled pattern: its Thompson NFA run by the PikeVM. This is the one engine the `regex`
-/// crate's meta regex runs when built without its `perf` features (as this crate built it), so
-/// the matches are the same; using it directly leaves the meta layer, its literal extraction
-/// and prefilter code out of the wasm (−22 KB gzip of the package). The engine's scratch space
+/// A compiled pattern: its Thompson NFA, run by regex-automata's bounded backtracker when the
+/// text is short enough for its visited set (a bit per NFA state and text position, 256 KiB:
+/// texts up to ≈ 2 M bits / states, tens of KB), else by its PikeVM. The `regex` crate's meta
+/// regex picks them the same way; both report the same leftmost-first matches, the backtracker
+/// ≈ 4-8× faster on Kubernetes names and image references (bench/README.md, "Regexps on the
+/// bounded backtracker"); a pattern that is one class from start to end (`^[a-z0-9-]+$`) runs
+/// neither (`Whole`). Running them directly leaves the meta layer, its literal extraction
+/// and prefilter code out of the wasm (−22 KB gzip of the package). The engines' scratch space
 /// is reused across searches (one thread: the cache holding a `Regex` is per thread).
 pub struct Regex {
     vm: pikevm::PikeVM,
-    cache: std::cell::RefCell<pikevm::Cache>,
+    bt: backtrack::BoundedBacktracker,
+    /// The longest text (bytes) the backtracker takes.
+    bt_max: usize,
+    /// The pattern is `^[class]{min,max}$`: matched without an engine.
+    whole: Option<Whole>,
+    cache: std::cell::RefCell<(backtrack::Cache, pikevm::Cache)>,
+}
+
+/// A pattern that is one character class repeated from the text's start to its end
+/// (`^[a-z0-9-]+$`, `^\d{1,5}$`, `^([A-Z]*)$`; greedy or not): it matches the whole text or
+/// nothing, whether every character is in the class and their count in `min..=max`.
+struct Whole {
+    ranges: Box<[(char, char)]>,
+    min: u32,
+    max: Option<u32>,
+}
+
+impl Whole {
+    fn of(hir: &regex_syntax::hir::Hir) -> Option<Whole> {
+        use regex_syntax::hir::{Class, HirKind, Look};
+        let HirKind::Concat(parts) = hir.kind() else { return None };
+        let [first, body, last] = parts.as_slice() else { return None };
+        if first.kind() != &HirKind::Look(Look::Start) || last.kind() != &HirKind::Look(Look::End) {
+            return None;
+        }
+        let mut body = body;
+        let (mut min, mut max) = (1, Some(1));
+        loop {
+            match body.kind() {
+                HirKind::Capture(c) => body = &c.sub,
+                HirKind::Repetition(r) if (min, max) == (1, Some(1)) => {
+                    (min, max) = (r.min, r.max);
+                    body = &r.sub;
+                }
+                HirKind::Class(Class::Unicode(c)) => {
+                    let ranges = c.ranges().iter().map(|r| (r.start(), r.end())).collect();
+                    return Some(Whole { ranges, min, max });
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    #[inline]
+    fn is_match(&self, s: &str) -> bool {
+        let mut n: u32 = 0;
+        for c in s.chars() {
+            // The ranges are sorted and apart: the first that ends at or after `c`.
+            let i = self.ranges.partition_point(|r| r.1 < c);
+            if self.ranges.get(i).is_none_or(|r| r.0 > c) {
+                return false;
+            }
+            n = n.saturating_add(1);
+        }
+        n >= self.min && self.max.is_none_or(|m| n <= m)
+    }
 }
 
 impl std::fmt::Debug for Regex {
@@ -62,18 +122,45 @@ impl std::fmt::Debug for Regex {
 }
 
 impl Regex {
+    /// Searches `input`, the leftmost-first match's bounds written into `slots` (none: only
+    /// whether there is one).
+    #[inline]
+    fn search(&self, input: &Input<'_>, slots: &mut [Option<NonMaxUsize>]) -> bool {
+        let (bt, vm) = &mut *self.cache.borrow_mut();
+        // As the meta regex: not for a match-only search of a long text, which the PikeVM can
+        // end at the first match state while the backtracker runs on greedily.
+        let long = input.get_earliest() && input.haystack().len() > 128;
+        if !long && input.get_span().len() <= self.bt_max {
+            // Err only for a text over its limit, which `bt_max` rules out.
+            if let Ok(m) = self.bt.try_search_slots(bt, input, slots) {
+                return m.is_some();
+            }
+        }
+        self.vm.search_slots(vm, input, slots).is_some()
+    }
+
     /// Whether the pattern matches anywhere in `s`.
     #[inline]
     pub fn is_match(&self, s: &str) -> bool {
-        self.vm.is_match(&mut self.cache.borrow_mut(), s)
+        if let Some(w) = &self.whole {
+            return w.is_match(s);
+        }
+        self.search(&Input::new(s).earliest(true), &mut [])
     }
 
     /// The leftmost-first match in `s` starting at byte `start` or later, as a byte range (the
     /// text before `start` still counts for `^`, `\b`).
     #[inline]
     pub fn find_at(&self, s: &str, start: usize) -> Option<Range<usize>> {
-        let input = Input::new(s).range(start..);
-        self.vm.find(&mut self.cache.borrow_mut(), input).map(|m| m.range())
+        if let Some(w) = &self.whole {
+            // `^` holds only at the text's start.
+            return (start == 0 && w.is_match(s)).then_some(0..s.len());
+        }
+        let mut slots = [None, None];
+        if !self.search(&Input::new(s).range(start..), &mut slots) {
+            return None;
+        }
+        Some(slots[0]?.get()..slots[1]?.get())
     }
 
     /// The text of the leftmost-first match in `s`.
@@ -384,9 +471,10 @@ pub fn compile_go(pattern: &str) -> Result<Regex, String> {
     let too_large = |_| go_error("expression too large", pattern);
     let nfa =
         thompson::Compiler::new().configure(config).build_from_hir(&hir).map_err(too_large)?;
+    let bt = backtrack::BoundedBacktracker::new_from_nfa(nfa.clone()).map_err(too_large)?;
     let vm = pikevm::PikeVM::new_from_nfa(nfa).map_err(too_large)?;
-    let cache = std::cell::RefCell::new(vm.create_cache());
-    Ok(Regex { vm, cache })
+    let cache = std::cell::RefCell::new((bt.create_cache(), vm.create_cache()));
+    Ok(Regex { bt_max: bt.max_haystack_len(), whole: Whole::of(&hir), vm, bt, cache })
 }
 
 /// Go `regexp.Compile`, error text as the Kubernetes regex library reports it (`Illegal regex: …`).
@@ -688,6 +776,154 @@ mod tests {
             "\\p{White_Space}\\p{Foo}",
         ] {
             same_as_reference(p);
+        }
+    }
+
+    /// The bounded backtracker (short texts) against the PikeVM (the one engine before it) on
+    /// the same NFA: `is_match`, and the match from every byte offset (what `find` and
+    /// `findAll` search), on patterns with anchors, alternations, captures, empty matches,
+    /// word boundaries, flags and Unicode classes, and texts empty, ASCII, non-ASCII, multi-line
+    /// and long (past 128 bytes `is_match` runs the PikeVM, past the visited set's limit both).
+    #[test]
+    fn backtracker_as_pikevm() {
+        let patterns = [
+            "",
+            "^",
+            "$",
+            "^$",
+            "a",
+            "a*",
+            "a+?",
+            "(?U)a+",
+            "a|ab",
+            "ab|a",
+            "(a|ab)(c|bcd)(d*)",
+            "(a+)(b+)?",
+            "(?:x*y*z*)*",
+            "^[a-z0-9-]+$",
+            "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+            "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+            "^[a-z0-9.-]+(:[0-9]+)?/[a-z0-9/._-]+(:[a-zA-Z0-9._-]+)?$",
+            ":latest$",
+            "^(.*/)?[^/:]+(:[^/]+)?(@sha256:[a-f0-9]{64})?$",
+            "[0-9]+",
+            "[0-9]{2,3}",
+            "\\d+|\\w+",
+            "\\bapp\\b",
+            "\\Bp",
+            "(?m)^\\w+$",
+            "(?s)a.b",
+            "a.b",
+            ".",
+            "(?i)app|ÉCOLE",
+            "\\pL+",
+            "[^a-z]+",
+            "日本|本語",
+            "[日本語]+$",
+            "(?P<name>[a-z]+)-(?P<num>\\d+)",
+            "((a)|b)*?c",
+            "x?",
+            "(|a)+",
+            "(a*)+$",
+            "^(a|b|)*c",
+            "^[a-z]$",
+            "^[a-z]*$",
+            "^[a-z]+?$",
+            "^([a-z0-9-]+)$",
+            "^(?:[0-9]{2,3})$",
+            "^\\d{1,5}$",
+            "\\A[^a]{0,3}\\z",
+            "(?i)^[k-m]+$",
+            "^\\pL+$",
+            "^[日本語a-]+$",
+            "^.*$",
+            "(?s)^.{3}$",
+            "^[a-z]+$|x",
+            "(?m)^[a-z]+$",
+        ];
+        let long_a = "a".repeat(300);
+        let long_name = "my-app-1".repeat(40);
+        let texts = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "aab",
+            "baaab",
+            "xyzzy",
+            "my-app-12345",
+            "My-App",
+            "app-1 app_2 apps",
+            "registry.example.com/team/app:v1.2.3",
+            "localhost:5000/app:latest",
+            "nginx@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+            "日本語",
+            "école ÉCOLE",
+            "a\nbc\n",
+            "a\u{FFFD}b",
+            "ΣΑΣ",
+            "-",
+            long_a.as_str(),
+            long_name.as_str(),
+            "日本語-a",
+            "abcdefghijklm",
+            "k",
+            "KLM\u{212A}",
+            "1234",
+            "123456",
+        ];
+        for p in patterns {
+            let re = compile_go(p).unwrap();
+            let mut vm = re.vm.create_cache();
+            for t in texts {
+                assert_eq!(re.is_match(t), re.vm.is_match(&mut vm, t), "{p:?} is_match {t:?}");
+                for start in 0..=t.len() {
+                    let want = re.vm.find(&mut vm, Input::new(t).range(start..)).map(|m| m.range());
+                    assert_eq!(re.find_at(t, start), want, "{p:?} find_at {t:?} {start}");
+                }
+            }
+        }
+        // Past the backtracker's limit (bt_max bytes) the PikeVM runs alone.
+        let re = compile_go("^[a-z0-9-]+-?$").unwrap();
+        assert!(re.whole.is_none());
+        let big = "a".repeat(re.bt_max + 1);
+        assert!(re.is_match(&big) && re.find(&big) == Some(big.as_str()));
+        assert_eq!(re.find_all(&(big.clone() + "A"), -1), Vec::<String>::new());
+        // Which patterns match without an engine (compared with the PikeVM above).
+        for (p, whole) in [
+            ("^[a-z0-9-]+$", true),
+            ("^([a-z0-9-]+)$", true),
+            ("^\\d{1,5}$", true),
+            ("(?s)^.{3}$", true),
+            ("^[a-z]+$|x", false),
+            ("(?m)^[a-z]+$", false),
+            ("^[a-z]+", false),
+        ] {
+            assert_eq!(compile_go(p).unwrap().whole.is_some(), whole, "{p}");
+        }
+    }
+
+    /// Go `FindAllString` results (go1.19.8 `regexp`) through the backtracker and, for patterns
+    /// without empty matches, past its limit through the PikeVM.
+    #[test]
+    fn find_all_either_engine() {
+        let cases: [(&str, &str, &[&str]); 5] = [
+            ("(a|ab)(c|bcd)(d*)", "abcd acd", &["abcd", "acd"]),
+            ("[a-z]+", "my-app-12345 x", &["my", "app", "x"]),
+            ("a*?", "aa", &["", "", ""]),
+            ("\\b", "ab cd", &["", "", "", ""]),
+            ("本|", "日本語", &["", "本", ""]),
+        ];
+        for (p, t, want) in cases {
+            assert_eq!(find_all(t, p, -1).unwrap(), want, "{p:?} {t:?}");
+            let re = compile_go(p).unwrap();
+            if re.is_match("") {
+                continue; // an empty match at each of the padding's offsets: slow unoptimised
+            }
+            let pad = " ".repeat(re.bt_max);
+            let got = re.find_all(&(pad.clone() + t), -1);
+            assert_eq!(&got[got.len() - want.len()..], want, "{p:?} {t:?} long");
         }
     }
 
