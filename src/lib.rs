@@ -28,6 +28,15 @@ pub mod arena;
 #[global_allocator]
 static ARENA: arena::Arena = arena::Arena::new();
 
+/// How many blocks of the per-call arena are live: none between calls, unless a block made
+/// in a call outlived it and keeps its chunk from being reused (`tests/wasm.rs` checks that
+/// none does).
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[doc(hidden)]
+pub fn arena_live() -> usize {
+    ARENA.live()
+}
+
 /// The standard benchmark's workload (cargo feature `bench`; not in the shipped package).
 #[cfg(feature = "bench")]
 pub mod bench;

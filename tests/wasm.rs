@@ -120,6 +120,35 @@ fn policy_set_is_reused() {
     assert_eq!(allowed, [true, true, true, false, false].map(Value::from));
 }
 
+/// What a call makes is freed by its end, or made outside the per-call arena when it is kept
+/// (caches of quantities, regexps, the result builder's names): a block kept from the arena
+/// would keep its chunk from being reused. Quantities to make canonical, a regexp, a denial.
+#[wasm_bindgen_test]
+fn a_call_leaves_no_block_in_the_arena() {
+    load_schemas();
+    let policy = POLICY.replace(
+        "object.spec.replicas <= 5",
+        "object.spec.replicas <= 5 && object.metadata.name.matches('^[a-z0-9-]+$') && object.spec.template.spec.containers.all(c, c.name.find('[0-9]+') == '')",
+    );
+    let set = wasm::JsPolicySet::new(JsValue::from_str(&policy), JsValue::UNDEFINED)
+        .map_err(error_message)
+        .unwrap();
+    for (n, cpu) in [(3, "0.5"), (7, "1500m"), (2, "250m")] {
+        let mut object = deployment(n);
+        object["spec"]["template"] = json!({"spec": {"containers": [{
+            "name": "app", "image": "registry.example.com/app:1",
+            "resources": {"limits": {"cpu": cpu, "memory": "0.5Gi"}, "requests": {"cpu": "100m"}},
+        }]}});
+        let text = serde_json::to_string(&object).unwrap();
+        let r = rust(set.evaluate(js(json!({ "object": text }))));
+        assert_eq!(r["response"]["allowed"], json!(n <= 5), "{r}");
+        assert_eq!(vap_eval::arena_live(), 0, "blocks of the arena live after a call");
+        let r = rust(wasm::evaluate(js(json!({"manifests": policy, "object": object}))));
+        assert_eq!(r["response"]["allowed"], json!(n <= 5), "{r}");
+        assert_eq!(vap_eval::arena_live(), 0, "blocks of the arena live after evaluate()");
+    }
+}
+
 #[wasm_bindgen_test]
 fn utf16_positions_of_an_expression_error() {
     // "é" is 1 UTF-16 unit (2 UTF-8 bytes), "😀" 2 units (4 bytes).

@@ -593,14 +593,15 @@ fn canonical_quantity(text: &str, given: Option<&str>) -> Result<Option<String>,
     }
     let canonical = Quantity::parse(text)?.canonical();
     let out = changed(&canonical);
-    // Kept beyond the call: not in the per-call arena.
+    // Kept beyond the call: copied outside the per-call arena (a block made in the call and
+    // kept in the cache would keep its chunk from being reused).
     crate::arena::outside(|| {
         CANONICAL.with(|cache| {
             let mut cache = cache.borrow_mut();
             if cache.len() >= QUANTITIES {
                 cache.remove(0);
             }
-            cache.push((text.to_string(), canonical));
+            cache.push((text.to_string(), canonical.as_str().to_string()));
         })
     });
     Ok(out)

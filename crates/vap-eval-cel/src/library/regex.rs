@@ -66,7 +66,10 @@ fn illegal(e: String) -> String {
 fn find_impl<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     let (s, p) = (bind::string(&a[0])?, bind::string(&a[1])?);
     let re = cached(p).map_err(|e| crate::cel::stdlib::Fail::Err(illegal(e)))?;
-    Ok(Value::string(re.find(s).unwrap_or_default()))
+    // A search may grow the regex's cache, kept with it beyond the call: outside the per-call
+    // arena.
+    let found = crate::arena_switch::outside(|| re.find(s));
+    Ok(Value::string(found.unwrap_or_default()))
 }
 
 fn find_all_impl<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
@@ -76,7 +79,9 @@ fn find_all_impl<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
         None => -1,
     };
     let re = cached(p).map_err(|e| crate::cel::stdlib::Fail::Err(illegal(e)))?;
-    Ok(Value::list(re.find_all(s, n).into_iter().map(Value::string).collect()))
+    // As in `find_impl` (the list of matches is then made outside the arena too).
+    let found = crate::arena_switch::outside(|| re.find_all(s, n));
+    Ok(Value::list(found.into_iter().map(Value::string).collect()))
 }
 
 /// `find` and `findAll` (costs: apiserver estimator, by name).

@@ -215,7 +215,9 @@ fn matches<'a>(ctx: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     let s = str_arg(&a[0])?;
     let p = str_arg(&a[1])?;
     let re = ctx.regexes.compile(p).map_err(Fail::Err)?;
-    Ok(Value::Bool(re.is_match(s)))
+    // A search may grow the regex's cache, which lives as long as the compiled regex: outside
+    // the per-call arena.
+    Ok(Value::Bool(crate::arena_switch::outside(|| re.is_match(s))))
 }
 
 // ---- conversions ----
