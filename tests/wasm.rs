@@ -128,7 +128,7 @@ fn a_call_leaves_no_block_in_the_arena() {
     load_schemas();
     let policy = POLICY.replace(
         "object.spec.replicas <= 5",
-        "object.spec.replicas <= 5 && object.metadata.name.matches('^[a-z0-9-]+$') && object.spec.template.spec.containers.all(c, c.name.find('[0-9]+') == '')",
+        "object.spec.replicas <= 5 && object.metadata.name.matches('^[a-z0-9-]+$') && object.spec.template.spec.containers.all(c, c.name.find('[0-9]+') == '' && c.image.matches(c.name + ':[0-9]'))",
     );
     let set = wasm::JsPolicySet::new(JsValue::from_str(&policy), JsValue::UNDEFINED)
         .map_err(error_message)

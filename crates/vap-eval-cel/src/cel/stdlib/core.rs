@@ -214,10 +214,10 @@ fn ends_with<'a>(_: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
 fn matches<'a>(ctx: &mut Ctx, a: &[Value<'a>]) -> R<'a> {
     let s = str_arg(&a[0])?;
     let p = str_arg(&a[1])?;
-    let re = ctx.regexes.compile(p).map_err(Fail::Err)?;
-    // A search may grow the regex's cache, which lives as long as the compiled regex: outside
-    // the per-call arena.
-    Ok(Value::Bool(crate::arena_switch::outside(|| re.is_match(s))))
+    // The program keeps its regexes beyond the call: one compiled here (a pattern that is not a
+    // constant) and what a search adds to its cache are made outside the per-call arena.
+    let matched = crate::arena_switch::outside(|| ctx.regexes.compile(p).map(|re| re.is_match(s)));
+    Ok(Value::Bool(matched.map_err(Fail::Err)?))
 }
 
 // ---- conversions ----

@@ -183,17 +183,13 @@ impl RegexCache {
         if let Some(r) = self.map.borrow().get(pattern) {
             return r.clone();
         }
-        // Kept with the program beyond the call (a pattern that is not a constant is compiled
-        // while evaluating): not in the per-call arena.
-        crate::arena_switch::outside(|| {
-            let r = compile_re2(pattern);
-            let mut m = self.map.borrow_mut();
-            if m.len() > 256 {
-                m.clear();
-            }
-            m.insert(pattern.to_string(), r.clone());
-            r
-        })
+        let r = compile_re2(pattern);
+        let mut m = self.map.borrow_mut();
+        if m.len() > 256 {
+            m.clear();
+        }
+        m.insert(pattern.to_string(), r.clone());
+        r
     }
 }
 
