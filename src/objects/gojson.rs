@@ -81,10 +81,9 @@ struct Plan {
     ty: &'static str,
     /// Its fields ([`Model::fields_at`]).
     fields: &'static [Field],
-    /// Field index + 1 by [`slot`] of the field's name, open addressing; 0 is free. A struct's
-    /// keys are looked up here once per visit instead of scanning the keys for every declared
-    /// field.
-    table: [u8; SLOTS],
+    /// The fields' names (their indices are the fields'): a struct's keys are looked up here
+    /// once per visit instead of scanning the keys for every declared field.
+    names: vap_eval_json::names::Names,
     /// Per field: the struct type (index in [`Model::types`]) its shape ends in.
     child: Vec<Option<usize>>,
     /// Per field: a non-pointer struct whose type (or one nested in it the same way) has
@@ -117,7 +116,7 @@ struct Plan {
     lists: u128,
 }
 
-/// Bit `i` of a field mask: field `i` of a type (a plan has fewer than [`SLOTS`] fields). Two
+/// Bit `i` of a field mask: field `i` of a type (a plan has fewer than [`vap_eval_json::names::SLOTS`] fields). Two
 /// 64-bit halves: a variable 128-bit shift is a call in the wasm.
 #[inline(always)]
 fn bit(i: usize) -> u128 {
@@ -140,60 +139,13 @@ fn next_bit(mask: &mut u128) -> Option<usize> {
     Some(i)
 }
 
-/// Slots of [`Plan::table`] (the largest type, PodSpec, has 43 fields); a type must have fewer
-/// fields than this to have a plan (`tests::every_type_fits_a_plan`).
-const SLOTS: usize = 128;
-
-/// Where a name starts its search in a [`Plan::table`].
-#[inline(always)]
-fn slot(name: &str) -> usize {
-    let b = name.as_bytes();
-    let (first, last) = (b.first().copied().unwrap_or(0), b.last().copied().unwrap_or(0));
-    (b.len().wrapping_mul(37) ^ usize::from(first).wrapping_mul(11) ^ usize::from(last)) % SLOTS
-}
-
-/// Two field names are the same, compared without a call for names of 4 to 16 bytes (most of
-/// them): two words that may overlap, the first and the last of each name. At the size
-/// opt-level `==` on bytes is a call to a byte-wise `memcmp` in the wasm.
-#[inline(always)]
-fn same_name(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    match n {
-        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
-        4..8 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
-        _ => a == b,
-    }
-}
-
-/// The 8 bytes of `s` at `at` (none past its end).
-#[inline(always)]
-fn word8(s: &[u8], at: usize) -> Option<u64> {
-    let w: [u8; 8] = s.get(at..at.wrapping_add(8))?.try_into().ok()?;
-    Some(u64::from_le_bytes(w))
-}
-
-/// The 4 bytes of `s` at `at` (none past its end).
-#[inline(always)]
-fn word4(s: &[u8], at: usize) -> Option<u32> {
-    let w: [u8; 4] = s.get(at..at.wrapping_add(4))?.try_into().ok()?;
-    Some(u32::from_le_bytes(w))
-}
+use vap_eval_json::names::same_name;
 
 impl Plan {
     /// The index of the field named `name`.
+    #[inline(always)]
     fn find(&self, name: &str) -> Option<usize> {
-        // The table has a free slot: the search ends.
-        let mut s = slot(name);
-        loop {
-            let i = usize::from(*self.table.get(s)?).checked_sub(1)?;
-            if self.fields.get(i).is_some_and(|f| same_name(f.name.as_bytes(), name.as_bytes())) {
-                return Some(i);
-            }
-            s = (s + 1) % SLOTS;
-        }
+        self.names.find(name)
     }
 
     /// The fields present in `m`, and those of them holding an `omitempty` zero value the
@@ -751,21 +703,7 @@ impl<'m> Walk<'m> {
     fn build_plan(&self, index: usize, cell: &OnceLock<&'static Plan>) -> Option<&'static Plan> {
         let ty = self.model.types.get(index)?.name;
         let fields = self.model.fields_at(index)?;
-        if fields.len() >= SLOTS {
-            return None;
-        }
-        let mut table = [0u8; SLOTS];
-        {
-            for (i, f) in fields.iter().enumerate() {
-                let mut s = slot(f.name);
-                while table.get(s).is_some_and(|t| *t != 0) {
-                    s = (s + 1) % SLOTS;
-                }
-                if let Some(t) = table.get_mut(s) {
-                    *t = u8::try_from(i + 1).unwrap_or(0);
-                }
-            }
-        }
+        let names = vap_eval_json::names::Names::new(fields.iter().map(|f| f.name).collect())?;
         let child: Vec<Option<usize>> =
             fields.iter().map(|f| shape_type(self.model, f.shape)).collect();
         // A non-pointer struct cannot contain itself: this recursion ends.
@@ -813,7 +751,7 @@ impl<'m> Walk<'m> {
         let plan: &'static Plan = Box::leak(Box::new(Plan {
             ty,
             fields,
-            table,
+            names,
             child,
             probe,
             defaulted: !rules.is_empty() || coded,

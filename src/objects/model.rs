@@ -247,7 +247,7 @@ mod tests {
     }
 
     /// The walk plans a type only if it has fewer than 128 fields (its field masks and
-    /// lookup table, `gojson::SLOTS`); the largest, PodSpec, has 43.
+    /// names' table, `vap_eval_json::names::SLOTS`); the largest, PodSpec, has 43.
     #[test]
     fn every_type_fits_a_plan() {
         for minor in 30..=37 {

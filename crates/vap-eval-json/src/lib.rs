@@ -24,6 +24,7 @@
 //! JSON text parser besides [`read`] (schema bundles, JavaScript values, literals), so that
 //! serde_json's own text parser is not in the wasm module.
 
+pub mod names;
 pub mod ser;
 
 use serde_json::{Map, Number, Value};
