@@ -99,6 +99,9 @@ const encoder = new TextEncoder();
 export function vap_units(v) {
   return typeof v === 'string' ? v.length : v === undefined || v === null ? -2 : -1;
 }
+export function vap_escapes_u(text) {
+  return text.includes('\\u');
+}
 export function vap_encode_into(memory, text, ptr, cap) {
   return encoder.encodeInto(text, new Uint8Array(memory.buffer, ptr, cap)).written;
 }
@@ -140,6 +143,9 @@ export function vap_build(names, memory, o, no, t, nt, n, nn) {
 extern "C" {
     /// A string's length in UTF-16 units; -2 for `undefined` and `null`, -1 for anything else.
     fn vap_units(value: &JsValue) -> f64;
+    /// Whether the string `text` holds `\u` (the host's search, faster than a scan of its UTF-8
+    /// copy in the wasm).
+    fn vap_escapes_u(text: &JsValue) -> bool;
     /// `TextEncoder.encodeInto(text, <the cap bytes at ptr in wasm memory>).written`.
     fn vap_encode_into(memory: &JsValue, text: &JsValue, ptr: u32, cap: u32) -> u32;
     /// [`plain_object`]'s test, in one import.
@@ -684,8 +690,12 @@ fn js_object_json(
 /// read directly ([`large_string`]) and as the JSON readers read the escape: every reading of a
 /// JS string agrees, the kept text too.
 fn stringified(value: &JsValue) -> Result<Option<String>, JsValue> {
-    let text = JSON::stringify(value)?;
-    let Some(text) = large_string(&text) else { return Ok(None) };
+    let js = JSON::stringify(value)?;
+    let Some(text) = large_string(&js) else { return Ok(None) };
+    // Most texts have no `\u` escape at all: the host finds that faster than a scan here.
+    if !vap_escapes_u(&js) {
+        return Ok(Some(text));
+    }
     // One scan for a backslash (memchr) instead of two substring searches: the same test.
     let bytes = text.as_bytes();
     let escape =
