@@ -83,7 +83,7 @@ struct Plan {
     fields: &'static [Field],
     /// The fields' names (their indices are the fields'): a struct's keys are looked up here
     /// once per visit instead of scanning the keys for every declared field.
-    names: vap_eval_json::names::Names,
+    names: vap_eval_json::names::FieldTable,
     /// Per field: the struct type (index in [`Model::types`]) its shape ends in.
     child: Vec<Option<usize>>,
     /// Per field: a non-pointer struct whose type (or one nested in it the same way) has
@@ -703,7 +703,7 @@ impl<'m> Walk<'m> {
     fn build_plan(&self, index: usize, cell: &OnceLock<&'static Plan>) -> Option<&'static Plan> {
         let ty = self.model.types.get(index)?.name;
         let fields = self.model.fields_at(index)?;
-        let names = vap_eval_json::names::Names::new(fields.iter().map(|f| f.name).collect())?;
+        let names = vap_eval_json::names::FieldTable::new(fields.iter().map(|f| f.name).collect())?;
         let child: Vec<Option<usize>> =
             fields.iter().map(|f| shape_type(self.model, f.shape)).collect();
         // A non-pointer struct cannot contain itself: this recursion ends.

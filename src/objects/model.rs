@@ -101,6 +101,7 @@ impl Model {
     }
 
     /// The root type of a kind (`group` empty for core).
+    ///
     /// The key `group/version/Kind` is compared in its parts, not formatted: three calls a
     /// request (reading, normalising and the registry), each was a `format!`.
     pub fn kind(&self, group: &str, version: &str, kind: &str) -> Option<&'static str> {

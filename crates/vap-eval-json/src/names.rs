@@ -4,20 +4,22 @@
 //! package's root crate, built for size (bench/README.md, "The user path, eleventh round: two
 //! small moves after the merges").
 
-/// Slots of a [`Names`] table: a table holds fewer names than this (the largest Kubernetes
+/// Slots of a [`FieldTable`] table: a table holds fewer names than this (the largest Kubernetes
 /// struct, PodSpec, has 43 fields).
 pub const SLOTS: usize = 128;
 
-/// Names by index, found through an open-addressing table of `index + 1` by [`slot`].
-pub struct Names {
+/// A struct type's field names by index (distinct from `ser::js::Names`, the result builder's
+/// table), found through an open-addressing table of `index + 1` by a hash of the name's length
+/// and ends (`slot`).
+pub struct FieldTable {
     table: [u8; SLOTS],
     names: Box<[&'static str]>,
 }
 
-impl Names {
+impl FieldTable {
     /// The table of `names` (their indices are their positions); `None` when there are
     /// [`SLOTS`] or more.
-    pub fn new(names: Vec<&'static str>) -> Option<Names> {
+    pub fn new(names: Vec<&'static str>) -> Option<FieldTable> {
         if names.len() >= SLOTS {
             return None;
         }
@@ -31,7 +33,7 @@ impl Names {
                 *t = u8::try_from(i + 1).ok()?;
             }
         }
-        Some(Names { table, names: names.into_boxed_slice() })
+        Some(FieldTable { table, names: names.into_boxed_slice() })
     }
 
     /// The index of `name`. Out of line: compiled once, at this crate's optimisation level.
@@ -118,7 +120,7 @@ mod tests {
             "aaaaaaaaaaaaaaab",
             "baaaaaaaaaaaaaaa",
         ];
-        let t = Names::new(names.clone()).unwrap();
+        let t = FieldTable::new(names.clone()).unwrap();
         for (i, n) in names.iter().enumerate() {
             assert_eq!(t.find(n), Some(i), "{n}");
         }
@@ -127,9 +129,9 @@ mod tests {
         }
         let many: Vec<&'static str> =
             (0..127).map(|i| &*Box::leak(format!("field{i}").into_boxed_str())).collect();
-        let t = Names::new(many.clone()).unwrap();
+        let t = FieldTable::new(many.clone()).unwrap();
         assert!(many.iter().enumerate().all(|(i, n)| t.find(n) == Some(i)));
         assert_eq!(t.find("field127"), None);
-        assert!(Names::new((0..128).map(|_| "f").collect()).is_none());
+        assert!(FieldTable::new((0..128).map(|_| "f").collect()).is_none());
     }
 }
