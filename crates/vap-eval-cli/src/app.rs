@@ -495,7 +495,8 @@ fn audit(
                 TableOrJson::Json => {
                     let sep = if first { "\n  " } else { ",\n  " };
                     out.write_all(sep.as_bytes()).map_err(w)?;
-                    serde_json::to_writer(&mut out, r).map_err(|e| e.to_string())?;
+                    let text = serde_json::to_vec(r).map_err(|e| e.to_string())?;
+                    out.write_all(&text).map_err(w)?;
                 }
                 TableOrJson::Table => {
                     if first {

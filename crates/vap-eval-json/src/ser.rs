@@ -27,6 +27,23 @@ pub struct Writer {
     out: Vec<u8>,
 }
 
+/// `v`'s serde_json text appended to `out`: a string that needs escapes, bytes. (serde_json's
+/// `to_writer` needs its `std` feature, which the workspace leaves off: with it, every
+/// `serde_json::Map` hashes its keys with SipHash rather than foldhash, bench/README.md.)
+fn via<T: Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) -> Result<(), Error> {
+    out.extend_from_slice(&serde_json::to_vec(v)?);
+    Ok(())
+}
+
+/// A float as serde_json writes it: zmij's shortest form, `null` when not finite.
+fn float(out: &mut Vec<u8>, finite: bool, text: impl FnOnce(&mut zmij::Buffer) -> &str) {
+    if finite {
+        out.extend_from_slice(text(&mut zmij::Buffer::new()).as_bytes());
+    } else {
+        out.extend_from_slice(b"null");
+    }
+}
+
 impl Writer {
     #[inline(never)]
     fn str(&mut self, v: &str) -> Result<(), Error> {
@@ -41,7 +58,7 @@ impl Writer {
             self.out.push(b'"');
             return Ok(());
         }
-        serde_json::to_writer(&mut self.out, v)
+        via(&mut self.out, v)
     }
     #[inline(never)]
     fn key(&mut self, first: bool, key: &str) -> Result<(), Error> {
@@ -68,15 +85,18 @@ impl Writer {
     }
     #[inline(never)]
     fn u64(&mut self, v: u64) -> Result<(), Error> {
-        serde_json::to_writer(&mut self.out, &v)
+        self.out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+        Ok(())
     }
     #[inline(never)]
     fn i64(&mut self, v: i64) -> Result<(), Error> {
-        serde_json::to_writer(&mut self.out, &v)
+        self.out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+        Ok(())
     }
     #[inline(never)]
     fn f64(&mut self, v: f64) -> Result<(), Error> {
-        serde_json::to_writer(&mut self.out, &v)
+        float(&mut self.out, v.is_finite(), |b| b.format_finite(v));
+        Ok(())
     }
 }
 
@@ -116,7 +136,8 @@ impl<'a> ser::Serializer for &'a mut Writer {
         self.i64(v)
     }
     fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        serde_json::to_writer(&mut self.out, &v)
+        self.out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+        Ok(())
     }
     fn serialize_u8(self, v: u8) -> Result<(), Error> {
         self.u64(v.into())
@@ -131,10 +152,12 @@ impl<'a> ser::Serializer for &'a mut Writer {
         self.u64(v)
     }
     fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        serde_json::to_writer(&mut self.out, &v)
+        self.out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+        Ok(())
     }
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
-        serde_json::to_writer(&mut self.out, &v)
+        float(&mut self.out, v.is_finite(), |b| b.format_finite(v));
+        Ok(())
     }
     fn serialize_f64(self, v: f64) -> Result<(), Error> {
         self.f64(v)
@@ -146,7 +169,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         self.str(v)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
-        serde_json::to_writer(&mut self.out, &serde_json::Value::from(v))
+        via(&mut self.out, &serde_json::Value::from(v))
     }
     fn serialize_none(self) -> Result<(), Error> {
         self.raw(b"null");
@@ -1190,6 +1213,47 @@ mod tests {
             let map = serde_json::json!({ t.as_str(): [t] });
             assert_eq!(super::to_string(&map).unwrap(), serde_json::to_string(&map).unwrap());
         }
+    }
+
+    /// Integers and floats of every width, and floats that are not finite, as serde_json
+    /// writes them (the writer formats them with serde_json's own formatters, itoa and zmij).
+    #[test]
+    fn numbers_as_serde_json_writes_them() {
+        fn same<T: serde::Serialize + std::fmt::Debug>(v: T) {
+            assert_eq!(super::to_string(&v).unwrap(), serde_json::to_string(&v).unwrap(), "{v:?}");
+        }
+        for i in [0, 1, -1, 9, 10, -10, 99, 100, 12345, i64::MIN, i64::MAX, 1 << 53, -(1 << 53)] {
+            same(i);
+            same(i as i32);
+            same(i as i8);
+        }
+        for u in [0, 1, 10, 255, 65535, u32::MAX as u64, u64::MAX] {
+            same(u);
+            same(u as u16);
+        }
+        same(i128::MIN);
+        same(u128::MAX);
+        for f in [
+            0.0,
+            -0.0,
+            0.1,
+            1.5,
+            -2.25,
+            1e21,
+            1e-7,
+            123456789.0,
+            1e300,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+        ] {
+            same(f);
+            same(f as f32);
+        }
+        for f in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            same(f);
+            same(f as f32);
+        }
+        same(serde_json::json!({"n": [1, -1, 1.5, u64::MAX, i64::MIN], "s": "x"}));
     }
 
     /// Map keys that are not strings (numbers, bools, chars, unit variants) are written quoted,
