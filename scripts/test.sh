@@ -85,6 +85,13 @@ section "Markdown links (scripts/check-doc-links.mjs)"
 node scripts/check-doc-links.mjs || fail "fix the links above"
 end_section
 
+section "serde_json without std (its maps hash with foldhash: Cargo.toml)"
+if cargo tree -e features -i serde_json --workspace --target all --offline | grep -q 'serde_json feature "std"'; then
+  cargo tree -e features -i serde_json --workspace --target all --offline | grep -B3 -A8 'feature "std"' >&2
+  fail "a crate turns on serde_json's std feature: its maps would hash with SipHash (the user path ~5 % slower)"
+fi
+end_section
+
 section "clippy (native, all targets)"
 cargo clippy --workspace --all-targets -- -D warnings
 end_section
