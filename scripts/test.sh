@@ -86,8 +86,9 @@ node scripts/check-doc-links.mjs || fail "fix the links above"
 end_section
 
 section "serde_json without std (its maps hash with foldhash: Cargo.toml)"
-if cargo tree -e features -i serde_json --workspace --target all --offline | grep -q 'serde_json feature "std"'; then
-  cargo tree -e features -i serde_json --workspace --target all --offline | grep -B3 -A8 'feature "std"' >&2
+tree=$(cargo tree -e features -i serde_json --workspace --target all) || fail "cargo tree failed"
+if grep -q 'serde_json feature "std"' <<<"$tree"; then
+  grep -B3 -A8 'feature "std"' <<<"$tree" >&2
   fail "a crate turns on serde_json's std feature: its maps would hash with SipHash (the user path ~5 % slower)"
 fi
 end_section
