@@ -12,7 +12,8 @@ use super::decision::{
 };
 use super::manifests::{Loaded, Manifests};
 use super::matching::{
-    binding_matches, policy_matches, prefilter, MatchContext, MatchResult, NoMatchReason,
+    binding_matches, matches_given, policy_matches, prefilter, MatchContext, MatchResult,
+    NoMatchReason,
 };
 use super::namespaces::Namespaces;
 use super::params::{collect_params, ParamKindResolution, Params};
@@ -88,9 +89,15 @@ pub fn dispatch(
     let namespace_stripped: std::cell::OnceCell<Option<Cow<'_, Json>>> = std::cell::OnceCell::new();
     let authorizer = std::cell::OnceCell::new();
     let make_authorizer = || set.authorizer(request);
+    // The resource rules' results for requests of this kind (the audit), or `None`.
+    let rules = set.rules_for(request);
+    let rules = rules.as_deref();
 
-    for (((policy, compiled), param_kind), own_bindings) in
-        manifests.policies.iter().zip(&set.compiled).zip(&set.param_kinds).zip(&set.policy_bindings)
+    for (policy_at, (((policy, compiled), param_kind), own_bindings)) in (manifests.policies.iter())
+        .zip(&set.compiled)
+        .zip(&set.param_kinds)
+        .zip(&set.policy_bindings)
+        .enumerate()
     {
         let p = &policy.object;
         let name = p.metadata.name.clone();
@@ -100,10 +107,9 @@ pub fn dispatch(
             out.policies.push(trace);
             continue;
         }
-        let mut bindings: Vec<&ValidatingAdmissionPolicyBinding> = own_bindings
+        let mut bindings: Vec<(Option<usize>, &ValidatingAdmissionPolicyBinding)> = own_bindings
             .iter()
-            .filter_map(|&i| manifests.bindings.get(i))
-            .map(|b| &b.object)
+            .filter_map(|&i| manifests.bindings.get(i).map(|b| (Some(i), &b.object)))
             .collect();
         // Half a setup (issue 13): an unbound policy may be evaluated as if bound with Deny;
         // under `preview` its decisions go to a scratch response, never the real one.
@@ -118,7 +124,7 @@ pub fn dispatch(
             }
             hypothetical_binding = hypothetical_binding_for(&name);
             unbound.push(out.policies.len());
-            bindings.push(&hypothetical_binding);
+            bindings.push((None, &hypothetical_binding));
             match set.setup.unbound_policies {
                 UnboundPolicies::Bind => &mut real_response,
                 _ => {
@@ -137,11 +143,16 @@ pub fn dispatch(
             out.policies.push(trace);
             continue;
         }
-        let matched = match policy_matches(p.spec.match_constraints.as_ref(), cx) {
+        let given = rules.and_then(|r| r.policies.get(policy_at)).and_then(Option::as_ref);
+        let result = match (p.spec.match_constraints.as_ref(), given) {
+            (Some(mr), Some(given)) => matches_given(mr, cx, || Cow::Borrowed(given)),
+            (constraints, _) => Cow::Owned(policy_matches(constraints, cx)),
+        };
+        let matched = match &*result {
             MatchResult::Matched(m) => m,
             MatchResult::NotMatched(why) => {
                 if !set.summary() {
-                    trace.reason = describe(&why);
+                    trace.reason = describe(why);
                 }
                 out.policies.push(trace);
                 continue;
@@ -177,18 +188,25 @@ pub fn dispatch(
         let mut collector = AuditAnnotationCollector::default();
         let policy_index = out.policies.len();
 
-        for b in bindings {
+        for (binding_at, b) in bindings {
             let mut bt = BindingTrace {
                 name: b.metadata.name.clone(),
                 validation_actions: b.spec.validation_actions.clone(),
                 hypothetical,
                 ..BindingTrace::default()
             };
-            match binding_matches(b.spec.match_resources.as_ref(), cx) {
+            let given = binding_at
+                .and_then(|j| rules.and_then(|r| r.bindings.get(j)))
+                .and_then(Option::as_ref);
+            let result = match (b.spec.match_resources.as_ref(), given) {
+                (Some(mr), Some(given)) => matches_given(mr, cx, || Cow::Borrowed(given)),
+                (match_resources, _) => Cow::Owned(binding_matches(match_resources, cx)),
+            };
+            match &*result {
                 MatchResult::Matched(_) => {}
                 MatchResult::NotMatched(why) => {
                     if !set.summary() {
-                        bt.reason = describe(&why);
+                        bt.reason = describe(why);
                     }
                     trace.bindings.push(bt);
                     continue;
