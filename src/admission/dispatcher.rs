@@ -88,6 +88,8 @@ pub fn dispatch(
     let own_request_value: std::cell::OnceCell<Json> = std::cell::OnceCell::new();
     let namespace_stripped: std::cell::OnceCell<Option<Cow<'_, Json>>> = std::cell::OnceCell::new();
     let authorizer = std::cell::OnceCell::new();
+    // The request's namespace, looked up once (for the first binding that needs it).
+    let namespace_json: std::cell::OnceCell<Option<&Json>> = std::cell::OnceCell::new();
     let make_authorizer = || set.authorizer(request);
     // The resource rules' results for requests of this kind (the audit), or `None`.
     let rules = set.rules_for(request);
@@ -100,8 +102,8 @@ pub fn dispatch(
         .enumerate()
     {
         let p = &policy.object;
-        let name = p.metadata.name.clone();
-        let mut trace = PolicyTrace { name: name.clone(), ..PolicyTrace::default() };
+        let name = p.metadata.name.as_str();
+        let mut trace = PolicyTrace { name: name.to_string(), ..PolicyTrace::default() };
         if let Some(why) = prefiltered {
             trace.reason = why.to_string();
             out.policies.push(trace);
@@ -122,7 +124,7 @@ pub fn dispatch(
                 out.policies.push(trace);
                 continue;
             }
-            hypothetical_binding = hypothetical_binding_for(&name);
+            hypothetical_binding = hypothetical_binding_for(name);
             unbound.push(out.policies.len());
             bindings.push((None, &hypothetical_binding));
             match set.setup.unbound_policies {
@@ -159,7 +161,7 @@ pub fn dispatch(
             }
             MatchResult::Error(e) => {
                 trace.matched = true;
-                policy_config_error(response, &mut trace, &name, fp, &e.message);
+                policy_config_error(response, &mut trace, name, fp, &e.message);
                 out.policies.push(trace);
                 continue;
             }
@@ -169,11 +171,11 @@ pub fn dispatch(
             trace.reason = format!("matched {} ({})", matched.resource, matched.kind);
         }
         if matched.via_equivalent {
-            needs_conversion(&mut out, trace, &matched.kind, &name);
+            needs_conversion(&mut out, trace, &matched.kind, name);
             continue;
         }
         if let ParamKindResolution::Unresolvable { message } = param_kind {
-            policy_config_error(response, &mut trace, &name, fp, message);
+            policy_config_error(response, &mut trace, name, fp, message);
             out.policies.push(trace);
             continue;
         }
@@ -182,7 +184,10 @@ pub fn dispatch(
         // the request's own here (a match only through an equivalent is not evaluated): built
         // once per request, not once per policy, and only when an expression reads it.
         let other: std::cell::OnceCell<Json> = std::cell::OnceCell::new();
-        let own = matched.kind == request.kind && matched.resource == request.resource;
+        // A match not through an equivalent is as the request's own resource and kind
+        // (`matching::rules_result`): no need to compare them.
+        let own = !matched.via_equivalent
+            || (matched.kind == request.kind && matched.resource == request.resource);
         let make_request = || request_cel_value(request, &matched.kind, &matched.resource);
         let request_cell = if own { &own_request_value } else { &other };
         let mut collector = AuditAnnotationCollector::default();
@@ -213,13 +218,17 @@ pub fn dispatch(
                 }
                 MatchResult::Error(e) => {
                     bt.matched = true;
-                    binding_config_error(response, &mut bt, &name, fp, &e.message);
+                    binding_config_error(response, &mut bt, name, fp, &e.message);
                     trace.bindings.push(bt);
                     continue;
                 }
             }
             bt.matched = true;
-            bt.reason = if hypothetical { HYPOTHETICAL.into() } else { "matched".into() };
+            if hypothetical {
+                bt.reason = HYPOTHETICAL.into();
+            } else if !set.summary() {
+                bt.reason = "matched".into();
+            }
             let params = match collect_params(
                 param_kind,
                 b.spec.param_ref.as_ref(),
@@ -228,7 +237,7 @@ pub fn dispatch(
             ) {
                 Ok(params) => params,
                 Err(e) => {
-                    binding_config_error(response, &mut bt, &name, fp, &e);
+                    binding_config_error(response, &mut bt, name, fp, &e);
                     trace.bindings.push(bt);
                     continue;
                 }
@@ -240,7 +249,13 @@ pub fn dispatch(
             } else {
                 request.namespace.as_str()
             };
-            let namespace_json = if ns_name.is_empty() { None } else { namespaces.get(ns_name) };
+            let namespace_json = *namespace_json.get_or_init(|| {
+                if ns_name.is_empty() {
+                    None
+                } else {
+                    namespaces.get(ns_name)
+                }
+            });
             if !ns_name.is_empty() && namespace_json.is_none() {
                 if !counts {
                     bt.reason = hypothetical_namespace_missing(ns_name);
@@ -283,7 +298,7 @@ pub fn dispatch(
                 let mut evaluation: ParamEvaluation = ParamEvaluation { param, ..outcome.trace };
                 let denied_before = response.denied.len();
                 response.route(
-                    &name,
+                    name,
                     BindingRef {
                         name: &b.metadata.name,
                         policy_name: &b.spec.policy_name,
@@ -291,18 +306,23 @@ pub fn dispatch(
                     },
                     &outcome.decisions,
                 );
-                // Record what validationActions did with each non-admit decision.
-                let actions: Vec<String> = b
-                    .spec
-                    .validation_actions
-                    .iter()
-                    .filter(|a| matches!(a.as_str(), "Deny" | "Warn" | "Audit"))
-                    .cloned()
-                    .collect();
-                for (i, d) in outcome.decisions.iter().enumerate() {
-                    if d.action == PolicyDecisionAction::Deny {
-                        if let Some(v) = evaluation.validations.get_mut(i) {
-                            v.actions = actions.clone();
+                // Record what validationActions did with each non-admit decision (made only
+                // when there is one).
+                let deny =
+                    |d: &&super::decision::PolicyDecision| d.action == PolicyDecisionAction::Deny;
+                if outcome.decisions.iter().any(|d| deny(&d)) {
+                    let actions: Vec<String> = b
+                        .spec
+                        .validation_actions
+                        .iter()
+                        .filter(|a| matches!(a.as_str(), "Deny" | "Warn" | "Audit"))
+                        .cloned()
+                        .collect();
+                    for (i, d) in outcome.decisions.iter().enumerate() {
+                        if deny(&d) {
+                            if let Some(v) = evaluation.validations.get_mut(i) {
+                                v.actions = actions.clone();
+                            }
                         }
                     }
                 }
@@ -323,7 +343,7 @@ pub fn dispatch(
                     match action {
                         AuditAnnotationAction::Publish(v) => collector.add(key, v),
                         AuditAnnotationAction::Error(e) => {
-                            response.deny_audit_annotation_error(&name, &b.metadata.name, e);
+                            response.deny_audit_annotation_error(name, &b.metadata.name, e);
                         }
                         AuditAnnotationAction::Exclude => {}
                     }
@@ -332,7 +352,7 @@ pub fn dispatch(
             }
             trace.bindings.push(bt);
         }
-        response.publish(&name, collector);
+        response.publish(name, collector);
         out.policies.push(trace);
     }
 
