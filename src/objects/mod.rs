@@ -265,6 +265,18 @@ pub fn normalize_unlisted(
     normalize_with(value, None, None, version, crds, label)
 }
 
+/// [`normalize_unlisted`] of a value [`read_object`] read, with what it found (the decoder's
+/// walk is skipped when reading found nothing to decode).
+pub fn normalize_unlisted_decoded(
+    value: &mut Json,
+    decoded: Option<Decoded>,
+    version: KubeVersion,
+    crds: &[Json],
+    label: &str,
+) -> Normalized {
+    normalize_with(value, None, decoded, version, crds, label)
+}
+
 /// [`normalize`] of the value of `text`, a JSON text the request fast path parsed
 /// ([`crate::admission::yaml::parse_json_object`]): the values as given are read from the text
 /// when a change is reported, instead of from a copy of the whole object taken before.
