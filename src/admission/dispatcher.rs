@@ -109,24 +109,23 @@ pub fn dispatch(
             out.policies.push(trace);
             continue;
         }
-        let mut bindings: Vec<(Option<usize>, &ValidatingAdmissionPolicyBinding)> = own_bindings
+        // The policy's bindings (with their index in the manifests), or the hypothetical one.
+        let own_bindings = own_bindings
             .iter()
-            .filter_map(|&i| manifests.bindings.get(i).map(|b| (Some(i), &b.object)))
-            .collect();
+            .filter_map(|&i| manifests.bindings.get(i).map(|b| (Some(i), &b.object)));
         // Half a setup (issue 13): an unbound policy may be evaluated as if bound with Deny;
         // under `preview` its decisions go to a scratch response, never the real one.
-        let hypothetical_binding;
+        let mut hypothetical_binding = None;
         let mut scratch;
-        let hypothetical = bindings.is_empty();
+        let hypothetical = own_bindings.clone().next().is_none();
         let response = if hypothetical {
             if set.setup.unbound_policies == UnboundPolicies::Skip {
                 trace.reason = NEVER_EVALUATED.into();
                 out.policies.push(trace);
                 continue;
             }
-            hypothetical_binding = hypothetical_binding_for(name);
+            hypothetical_binding = Some(hypothetical_binding_for(name));
             unbound.push(out.policies.len());
-            bindings.push((None, &hypothetical_binding));
             match set.setup.unbound_policies {
                 UnboundPolicies::Bind => &mut real_response,
                 _ => {
@@ -193,10 +192,15 @@ pub fn dispatch(
         let mut collector = AuditAnnotationCollector::default();
         let policy_index = out.policies.len();
 
+        let bindings = own_bindings.chain(hypothetical_binding.iter().map(|b| (None, b)));
         for (binding_at, b) in bindings {
             let mut bt = BindingTrace {
                 name: b.metadata.name.clone(),
-                validation_actions: b.spec.validation_actions.clone(),
+                // (Not read from the summary trace.)
+                validation_actions: match set.summary() {
+                    true => Vec::new(),
+                    false => b.spec.validation_actions.clone(),
+                },
                 hypothetical,
                 ..BindingTrace::default()
             };
@@ -204,19 +208,21 @@ pub fn dispatch(
                 .and_then(|j| rules.and_then(|r| r.bindings.get(j)))
                 .and_then(Option::as_ref);
             let result = match (b.spec.match_resources.as_ref(), given) {
-                (Some(mr), Some(given)) => matches_given(mr, cx, || Cow::Borrowed(given)),
-                (match_resources, _) => Cow::Owned(binding_matches(match_resources, cx)),
+                // No matchResources matches (`binding_matches`), as the request's own.
+                (None, _) => None,
+                (Some(mr), Some(given)) => Some(matches_given(mr, cx, || Cow::Borrowed(given))),
+                (match_resources, _) => Some(Cow::Owned(binding_matches(match_resources, cx))),
             };
-            match &*result {
-                MatchResult::Matched(_) => {}
-                MatchResult::NotMatched(why) => {
+            match result.as_deref() {
+                None | Some(MatchResult::Matched(_)) => {}
+                Some(MatchResult::NotMatched(why)) => {
                     if !set.summary() {
                         bt.reason = describe(why);
                     }
                     trace.bindings.push(bt);
                     continue;
                 }
-                MatchResult::Error(e) => {
+                Some(MatchResult::Error(e)) => {
                     bt.matched = true;
                     binding_config_error(response, &mut bt, name, fp, &e.message);
                     trace.bindings.push(bt);
