@@ -11,9 +11,10 @@ use super::decision::{
     StatusCause, StatusDetails, VALIDATION_FAILURE_ANNOTATION_KEY,
 };
 use super::manifests::{Loaded, Manifests};
+#[cfg(not(target_arch = "wasm32"))]
+use super::matching::matches_given;
 use super::matching::{
-    binding_matches, matches_given, policy_matches, prefilter, MatchContext, MatchResult,
-    NoMatchReason,
+    binding_matches, policy_matches, prefilter, MatchContext, MatchResult, NoMatchReason,
 };
 use super::namespaces::Namespaces;
 use super::params::{collect_params, ParamKindResolution, Params};
@@ -70,7 +71,7 @@ pub fn dispatch(
 ) -> Dispatched {
     let mut out = Dispatched {
         response: AdmissionResponse::default(),
-        policies: Vec::new(),
+        policies: Vec::with_capacity(set.manifests.policies.len()),
         diagnostics: Vec::new(),
     };
     let manifests = &set.manifests;
@@ -146,7 +147,8 @@ pub fn dispatch(
         }
         let given = rules.and_then(|r| r.policies.get(policy_at)).and_then(Option::as_ref);
         let result = match (p.spec.match_constraints.as_ref(), given) {
-            (Some(mr), Some(given)) => matches_given(mr, cx, || Cow::Borrowed(given)),
+            #[cfg(not(target_arch = "wasm32"))]
+            (Some(mr), Some(given)) => matches_given(mr, cx, given),
             (constraints, _) => Cow::Owned(policy_matches(constraints, cx)),
         };
         let matched = match &*result {
@@ -210,7 +212,8 @@ pub fn dispatch(
             let result = match (b.spec.match_resources.as_ref(), given) {
                 // No matchResources matches (`binding_matches`), as the request's own.
                 (None, _) => None,
-                (Some(mr), Some(given)) => Some(matches_given(mr, cx, || Cow::Borrowed(given))),
+                #[cfg(not(target_arch = "wasm32"))]
+                (Some(mr), Some(given)) => Some(matches_given(mr, cx, given)),
                 (match_resources, _) => Some(Cow::Owned(binding_matches(match_resources, cx))),
             };
             match result.as_deref() {

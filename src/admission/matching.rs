@@ -5,6 +5,7 @@
 //! namespaceSelector → objectSelector → excludeResourceRules → resourceRules → only then
 //! selector errors.
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -378,26 +379,51 @@ fn resource_rules(
 
 /// `matching.Matcher.Matches` (§3.1).
 pub fn matches(mr: &MatchResources, cx: MatchContext<'_>) -> MatchResult {
-    matches_given(mr, cx, || Cow::Owned(rules_result(mr, cx))).into_owned()
+    let held = match selectors(mr, cx) {
+        Selectors::Select(held) => held,
+        Selectors::Decided(decided) => return decided,
+    };
+    match (rules_result(mr, cx), held) {
+        (MatchResult::Matched(_), Some(e)) => MatchResult::Error(e),
+        (result, _) => result,
+    }
 }
 
-/// [`matches`] with the resource rules' part ([`rules_result`]) given by `rules`, called only
-/// when the selectors select the request (a caller may have computed it once for every request
-/// of the same kind: [`RulesKey`]). The selectors come first and their errors are held until
-/// the rules have matched, as in [`matches`].
+/// [`matches`] with the resource rules' part ([`rules_result`]) given, computed once for every
+/// request of the same kind ([`RulesKey`]; native: the audit).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn matches_given<'r>(
     mr: &MatchResources,
     cx: MatchContext<'_>,
-    rules: impl FnOnce() -> Cow<'r, MatchResult>,
+    given: &'r MatchResult,
 ) -> Cow<'r, MatchResult> {
+    match selectors(mr, cx) {
+        Selectors::Decided(decided) => Cow::Owned(decided),
+        Selectors::Select(Some(e)) if matches!(given, MatchResult::Matched(_)) => {
+            Cow::Owned(MatchResult::Error(e))
+        }
+        Selectors::Select(_) => Cow::Borrowed(given),
+    }
+}
+
+/// What the selectors of a MatchResources make of a request, before its rules.
+enum Selectors {
+    /// They select it; their error, if any, is held until the rules have matched.
+    Select(Option<MatchError>),
+    /// They decide: a selector does not select the request, or there is none.
+    Decided(MatchResult),
+}
+
+/// The selectors' part of [`matches`].
+fn selectors(mr: &MatchResources, cx: MatchContext<'_>) -> Selectors {
     let Some(ns_sel) = mr.namespace_selector.as_ref() else {
-        return Cow::Owned(MatchResult::Error(MatchError {
+        return Selectors::Decided(MatchResult::Error(MatchError {
             message: "a nil namespace selector was passed, please ensure selectors are initialized properly".into(),
             code: 500,
         }));
     };
     let Some(obj_sel) = mr.object_selector.as_ref() else {
-        return Cow::Owned(MatchResult::Error(MatchError {
+        return Selectors::Decided(MatchResult::Error(MatchError {
             message:
                 "a nil object selector was passed, please ensure selectors are initialized properly"
                     .into(),
@@ -405,20 +431,16 @@ pub fn matches_given<'r>(
         }));
     };
     let ns_err = match namespace_selector(ns_sel, cx) {
-        Ok(Some(reason)) => return Cow::Owned(MatchResult::NotMatched(reason)),
+        Ok(Some(reason)) => return Selectors::Decided(MatchResult::NotMatched(reason)),
         Ok(None) => None,
         Err(e) => Some(e),
     };
     let obj_err = match object_selector(obj_sel, cx.request) {
-        Ok(Some(reason)) => return Cow::Owned(MatchResult::NotMatched(reason)),
+        Ok(Some(reason)) => return Selectors::Decided(MatchResult::NotMatched(reason)),
         Ok(None) => None,
         Err(e) => Some(e),
     };
-    let result = rules();
-    match (&*result, ns_err.or(obj_err)) {
-        (MatchResult::Matched(_), Some(e)) => Cow::Owned(MatchResult::Error(e)),
-        _ => result,
-    }
+    Selectors::Select(ns_err.or(obj_err))
 }
 
 /// The resource rules' part of [`matches`]: excludeResourceRules, then resourceRules (§3.3).

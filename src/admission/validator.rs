@@ -330,15 +330,13 @@ pub fn validate(
     let mut remaining = RUNTIME_CEL_COST_BUDGET;
     let mut outcomes = Vec::with_capacity(compiled.validations.len());
     trace.validations.reserve_exact(compiled.validations.len());
+    // The summary trace's expressions: one empty text for all (an `Rc` allocates).
+    let no_text: std::rc::Rc<str> = std::rc::Rc::default();
     for (i, v) in compiled.validations.iter().enumerate() {
         let step = run(&v.expression, &act, &mut remaining);
         let mut r = ValidationResult {
             index: i,
-            expression: if bound.summary() {
-                std::rc::Rc::default()
-            } else {
-                v.expression.source.clone()
-            },
+            expression: if bound.summary() { no_text.clone() } else { v.expression.source.clone() },
             cost: 0,
             ..ValidationResult::default()
         };
@@ -376,9 +374,10 @@ pub fn validate(
 
     // 4. messageExpressions: a new activation without the authorizer, the remaining budget.
     let spent = remaining;
-    // (Made only when there is a messageExpression: the activation allocates its variables'
-    // caches.)
-    let with_messages = compiled.validations.iter().any(|v| v.message_expression.is_some());
+    // (Natively made only when there is a messageExpression: the activation allocates its
+    // variables' caches. Always in the package: smaller.)
+    let with_messages = cfg!(target_arch = "wasm32")
+        || compiled.validations.iter().any(|v| v.message_expression.is_some());
     let act = with_messages.then(|| Act::new(bound, &compiled.variables, false, false));
     let mut messages: Vec<Option<String>> = vec![None; compiled.validations.len()];
     let mut message_failure: Option<&str> = None;
@@ -422,7 +421,7 @@ pub fn validate(
     }
 
     // 6. auditAnnotations: a new activation, a fresh budget; authorizer declared but unbound.
-    let act = (!compiled.audit_annotations.is_empty())
+    let act = (cfg!(target_arch = "wasm32") || !compiled.audit_annotations.is_empty())
         .then(|| Act::new(bound, &compiled.variables, false, false));
     let mut remaining = RUNTIME_CEL_COST_BUDGET;
     let mut audit = Vec::with_capacity(compiled.audit_annotations.len());
