@@ -788,11 +788,12 @@ impl Auditor {
         // normalisation skips the decoder's walk when there is nothing to decode). A text with
         // a `\u` escape goes to serde_json as before (the reader reads a lone surrogate as Go
         // does, serde_json rejects it), and so does any text the reader declines (a float, a
-        // repeated key, a syntax error: serde_json's value or error, as before).
+        // repeated key, collections nested deeper than serde_json reads, a syntax error:
+        // serde_json's value or error, as before).
         let json = raw.text.trim_start().starts_with('{');
         if json && !raw.text.contains("\\u") {
-            if let Some((value, decoded)) = crate::objects::read_object(&raw.text, self.set.version)
-            {
+            let read = crate::objects::read_object_within(&raw.text, self.set.version, SERDE_DEPTH);
+            if let Some((value, decoded)) = read {
                 let text = raw.text.trim();
                 let text = (!self.set.summary_trace).then_some(text);
                 return self.audit_parsed(raw.origin.clone(), value, text, decoded);
@@ -915,6 +916,9 @@ impl Auditor {
         report
     }
 }
+
+/// How deep serde_json reads nested collections (its recursion limit, 128, stops at the 128th).
+const SERDE_DEPTH: usize = 127;
 
 /// Parse one document: JSON through serde_json (fast), anything else through the YAML loader.
 pub fn parse_document(text: &str) -> Result<Json, String> {

@@ -303,7 +303,17 @@ pub struct Decoded {
 /// ([`gojson::Check`]): with [`Decoded`] when decoding it would do nothing, so that
 /// [`normalize_json_decoded`] skips the decoder's walk.
 pub fn read_object(text: &str, version: KubeVersion) -> Option<(Json, Option<Decoded>)> {
-    use crate::admission::yaml::{json_value_at, parse_json_object};
+    read_object_within(text, version, crate::admission::yaml::MAX_DEPTH)
+}
+
+/// [`read_object`], `None` for collections nested deeper than `max_depth` (the audit reads its
+/// JSON documents within serde_json's limit, which it read them with before).
+pub fn read_object_within(
+    text: &str,
+    version: KubeVersion,
+    max_depth: usize,
+) -> Option<(Json, Option<Decoded>)> {
+    use crate::admission::yaml::{json_value_at, parse_json_object_within};
     let field = |name: &str| match json_value_at(text, &[Seg::Key(name.to_string())]) {
         Some(Json::String(s)) => Some(s),
         _ => None,
@@ -316,9 +326,11 @@ pub fn read_object(text: &str, version: KubeVersion) -> Option<(Json, Option<Dec
         }
         _ => None,
     };
-    let Some(root) = root else { return parse_json_object(text).map(|v| (v, None)) };
+    let Some(root) = root else {
+        return parse_json_object_within(text, max_depth, None).map(|v| (v, None));
+    };
     let mut check = gojson::Check::new(model, version, root);
-    let v = crate::admission::yaml::parse_json_object_with(text, Some(&mut check))?;
+    let v = parse_json_object_within(text, max_depth, Some(&mut check))?;
     Some((v, check.clean.then_some(Decoded { version, root })))
 }
 
