@@ -666,7 +666,13 @@ pub fn evaluate_documents_with(
             if let Some(v) = value.as_mut() {
                 let crds = &set.manifests.crds;
                 let n = match text {
-                    _ if !full => crate::objects::normalize_unlisted(v, set.version, crds, label),
+                    _ if !full => crate::objects::normalize_unlisted_decoded(
+                        v,
+                        found,
+                        set.version,
+                        crds,
+                        label,
+                    ),
                     Some(t) => crate::objects::normalize_json_decoded(
                         v,
                         t,

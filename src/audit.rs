@@ -783,6 +783,22 @@ impl Auditor {
 
     /// Parse and evaluate one document.
     pub fn audit(&mut self, raw: &RawObject) -> ObjectReport {
+        // A JSON object is read as the package reads a request object
+        // (`objects::read_object`: checked against its type as it is read, so that
+        // normalisation skips the decoder's walk when there is nothing to decode). A text with
+        // a `\u` escape goes to serde_json as before (the reader reads a lone surrogate as Go
+        // does, serde_json rejects it), and so does any text the reader declines (a float, a
+        // repeated key, collections nested deeper than serde_json reads, a syntax error:
+        // serde_json's value or error, as before).
+        let json = raw.text.trim_start().starts_with('{');
+        if json && !raw.text.contains("\\u") {
+            let read = crate::objects::read_object_within(&raw.text, self.set.version, SERDE_DEPTH);
+            if let Some((value, decoded)) = read {
+                let text = raw.text.trim();
+                let text = (!self.set.summary_trace).then_some(text);
+                return self.audit_parsed(raw.origin.clone(), value, text, decoded);
+            }
+        }
         let value = match parse_document(&raw.text) {
             Ok(v) => v,
             Err(e) => return ObjectReport::broken(raw.origin.clone(), e),
@@ -792,16 +808,23 @@ impl Auditor {
         // The summary trace lists no changes and never reads it: not copied then.
         let text = raw.text.trim();
         let text = (!self.set.summary_trace && text.starts_with('{')).then_some(text);
-        self.audit_parsed(raw.origin.clone(), value, text)
+        self.audit_parsed(raw.origin.clone(), value, text, None)
     }
 
     /// Evaluate one parsed object.
     pub fn audit_value(&mut self, origin: Origin, object: Json) -> ObjectReport {
-        self.audit_parsed(origin, object, None)
+        self.audit_parsed(origin, object, None, None)
     }
 
-    /// `text`: the JSON text `object` was parsed from, if any.
-    fn audit_parsed(&mut self, origin: Origin, object: Json, text: Option<&str>) -> ObjectReport {
+    /// `text`: the JSON text `object` was parsed from, if any; `decoded`: what reading it
+    /// found of its decoding.
+    fn audit_parsed(
+        &mut self,
+        origin: Origin,
+        object: Json,
+        text: Option<&str>,
+        decoded: Option<crate::objects::Decoded>,
+    ) -> ObjectReport {
         let meta = object.get("metadata");
         let field = |k: &str| {
             meta.and_then(|m| m.get(k)).and_then(Json::as_str).unwrap_or_default().to_string()
@@ -837,7 +860,8 @@ impl Auditor {
         let texts = ObjectTexts {
             object: text.map(str::to_string),
             old_object: text.filter(|_| self.options.update).map(str::to_string),
-            ..ObjectTexts::default()
+            // The old object is a copy of the object.
+            decoded: [decoded, decoded.filter(|_| self.options.update)],
         };
         let result = evaluate_documents(&self.set, docs, texts);
         if !self.assumed.contains(&report.namespace)
@@ -892,6 +916,9 @@ impl Auditor {
         report
     }
 }
+
+/// How deep serde_json reads nested collections (its recursion limit, 128, stops at the 128th).
+const SERDE_DEPTH: usize = 127;
 
 /// Parse one document: JSON through serde_json (fast), anything else through the YAML loader.
 pub fn parse_document(text: &str) -> Result<Json, String> {

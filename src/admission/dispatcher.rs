@@ -11,6 +11,8 @@ use super::decision::{
     StatusCause, StatusDetails, VALIDATION_FAILURE_ANNOTATION_KEY,
 };
 use super::manifests::{Loaded, Manifests};
+#[cfg(not(target_arch = "wasm32"))]
+use super::matching::matches_given;
 use super::matching::{
     binding_matches, policy_matches, prefilter, MatchContext, MatchResult, NoMatchReason,
 };
@@ -69,7 +71,7 @@ pub fn dispatch(
 ) -> Dispatched {
     let mut out = Dispatched {
         response: AdmissionResponse::default(),
-        policies: Vec::new(),
+        policies: Vec::with_capacity(set.manifests.policies.len()),
         diagnostics: Vec::new(),
     };
     let manifests = &set.manifests;
@@ -87,38 +89,44 @@ pub fn dispatch(
     let own_request_value: std::cell::OnceCell<Json> = std::cell::OnceCell::new();
     let namespace_stripped: std::cell::OnceCell<Option<Cow<'_, Json>>> = std::cell::OnceCell::new();
     let authorizer = std::cell::OnceCell::new();
+    // The request's namespace, looked up once (for the first binding that needs it).
+    let namespace_json: std::cell::OnceCell<Option<&Json>> = std::cell::OnceCell::new();
     let make_authorizer = || set.authorizer(request);
+    // The resource rules' results for requests of this kind (the audit), or `None`.
+    let rules = set.rules_for(request);
+    let rules = rules.as_deref();
 
-    for (((policy, compiled), param_kind), own_bindings) in
-        manifests.policies.iter().zip(&set.compiled).zip(&set.param_kinds).zip(&set.policy_bindings)
+    for (policy_at, (((policy, compiled), param_kind), own_bindings)) in (manifests.policies.iter())
+        .zip(&set.compiled)
+        .zip(&set.param_kinds)
+        .zip(&set.policy_bindings)
+        .enumerate()
     {
         let p = &policy.object;
-        let name = p.metadata.name.clone();
-        let mut trace = PolicyTrace { name: name.clone(), ..PolicyTrace::default() };
+        let name = p.metadata.name.as_str();
+        let mut trace = PolicyTrace { name: name.to_string(), ..PolicyTrace::default() };
         if let Some(why) = prefiltered {
             trace.reason = why.to_string();
             out.policies.push(trace);
             continue;
         }
-        let mut bindings: Vec<&ValidatingAdmissionPolicyBinding> = own_bindings
+        // The policy's bindings (with their index in the manifests), or the hypothetical one.
+        let own_bindings = own_bindings
             .iter()
-            .filter_map(|&i| manifests.bindings.get(i))
-            .map(|b| &b.object)
-            .collect();
+            .filter_map(|&i| manifests.bindings.get(i).map(|b| (Some(i), &b.object)));
         // Half a setup (issue 13): an unbound policy may be evaluated as if bound with Deny;
         // under `preview` its decisions go to a scratch response, never the real one.
-        let hypothetical_binding;
+        let mut hypothetical_binding = None;
         let mut scratch;
-        let hypothetical = bindings.is_empty();
+        let hypothetical = own_bindings.clone().next().is_none();
         let response = if hypothetical {
             if set.setup.unbound_policies == UnboundPolicies::Skip {
                 trace.reason = NEVER_EVALUATED.into();
                 out.policies.push(trace);
                 continue;
             }
-            hypothetical_binding = hypothetical_binding_for(&name);
+            hypothetical_binding = Some(hypothetical_binding_for(name));
             unbound.push(out.policies.len());
-            bindings.push(&hypothetical_binding);
             match set.setup.unbound_policies {
                 UnboundPolicies::Bind => &mut real_response,
                 _ => {
@@ -137,18 +145,24 @@ pub fn dispatch(
             out.policies.push(trace);
             continue;
         }
-        let matched = match policy_matches(p.spec.match_constraints.as_ref(), cx) {
+        let given = rules.and_then(|r| r.policies.get(policy_at)).and_then(Option::as_ref);
+        let result = match (p.spec.match_constraints.as_ref(), given) {
+            #[cfg(not(target_arch = "wasm32"))]
+            (Some(mr), Some(given)) => matches_given(mr, cx, given),
+            (constraints, _) => Cow::Owned(policy_matches(constraints, cx)),
+        };
+        let matched = match &*result {
             MatchResult::Matched(m) => m,
             MatchResult::NotMatched(why) => {
                 if !set.summary() {
-                    trace.reason = describe(&why);
+                    trace.reason = describe(why);
                 }
                 out.policies.push(trace);
                 continue;
             }
             MatchResult::Error(e) => {
                 trace.matched = true;
-                policy_config_error(response, &mut trace, &name, fp, &e.message);
+                policy_config_error(response, &mut trace, name, fp, &e.message);
                 out.policies.push(trace);
                 continue;
             }
@@ -158,11 +172,11 @@ pub fn dispatch(
             trace.reason = format!("matched {} ({})", matched.resource, matched.kind);
         }
         if matched.via_equivalent {
-            needs_conversion(&mut out, trace, &matched.kind, &name);
+            needs_conversion(&mut out, trace, &matched.kind, name);
             continue;
         }
         if let ParamKindResolution::Unresolvable { message } = param_kind {
-            policy_config_error(response, &mut trace, &name, fp, message);
+            policy_config_error(response, &mut trace, name, fp, message);
             out.policies.push(trace);
             continue;
         }
@@ -171,37 +185,59 @@ pub fn dispatch(
         // the request's own here (a match only through an equivalent is not evaluated): built
         // once per request, not once per policy, and only when an expression reads it.
         let other: std::cell::OnceCell<Json> = std::cell::OnceCell::new();
-        let own = matched.kind == request.kind && matched.resource == request.resource;
+        // A match not through an equivalent is as the request's own resource and kind
+        // (`matching::rules_result`): no need to compare them.
+        let own = !matched.via_equivalent
+            || (matched.kind == request.kind && matched.resource == request.resource);
         let make_request = || request_cel_value(request, &matched.kind, &matched.resource);
         let request_cell = if own { &own_request_value } else { &other };
         let mut collector = AuditAnnotationCollector::default();
         let policy_index = out.policies.len();
 
-        for b in bindings {
+        let bindings = own_bindings.chain(hypothetical_binding.iter().map(|b| (None, b)));
+        for (binding_at, b) in bindings {
             let mut bt = BindingTrace {
                 name: b.metadata.name.clone(),
-                validation_actions: b.spec.validation_actions.clone(),
+                // (Not read from the summary trace.)
+                validation_actions: match set.summary() {
+                    true => Vec::new(),
+                    false => b.spec.validation_actions.clone(),
+                },
                 hypothetical,
                 ..BindingTrace::default()
             };
-            match binding_matches(b.spec.match_resources.as_ref(), cx) {
-                MatchResult::Matched(_) => {}
-                MatchResult::NotMatched(why) => {
+            let given = binding_at
+                .and_then(|j| rules.and_then(|r| r.bindings.get(j)))
+                .and_then(Option::as_ref);
+            let result = match (b.spec.match_resources.as_ref(), given) {
+                // No matchResources matches (`binding_matches`), as the request's own.
+                (None, _) => None,
+                #[cfg(not(target_arch = "wasm32"))]
+                (Some(mr), Some(given)) => Some(matches_given(mr, cx, given)),
+                (match_resources, _) => Some(Cow::Owned(binding_matches(match_resources, cx))),
+            };
+            match result.as_deref() {
+                None | Some(MatchResult::Matched(_)) => {}
+                Some(MatchResult::NotMatched(why)) => {
                     if !set.summary() {
-                        bt.reason = describe(&why);
+                        bt.reason = describe(why);
                     }
                     trace.bindings.push(bt);
                     continue;
                 }
-                MatchResult::Error(e) => {
+                Some(MatchResult::Error(e)) => {
                     bt.matched = true;
-                    binding_config_error(response, &mut bt, &name, fp, &e.message);
+                    binding_config_error(response, &mut bt, name, fp, &e.message);
                     trace.bindings.push(bt);
                     continue;
                 }
             }
             bt.matched = true;
-            bt.reason = if hypothetical { HYPOTHETICAL.into() } else { "matched".into() };
+            if hypothetical {
+                bt.reason = HYPOTHETICAL.into();
+            } else if !set.summary() {
+                bt.reason = "matched".into();
+            }
             let params = match collect_params(
                 param_kind,
                 b.spec.param_ref.as_ref(),
@@ -210,7 +246,7 @@ pub fn dispatch(
             ) {
                 Ok(params) => params,
                 Err(e) => {
-                    binding_config_error(response, &mut bt, &name, fp, &e);
+                    binding_config_error(response, &mut bt, name, fp, &e);
                     trace.bindings.push(bt);
                     continue;
                 }
@@ -222,7 +258,13 @@ pub fn dispatch(
             } else {
                 request.namespace.as_str()
             };
-            let namespace_json = if ns_name.is_empty() { None } else { namespaces.get(ns_name) };
+            let namespace_json = *namespace_json.get_or_init(|| {
+                if ns_name.is_empty() {
+                    None
+                } else {
+                    namespaces.get(ns_name)
+                }
+            });
             if !ns_name.is_empty() && namespace_json.is_none() {
                 if !counts {
                     bt.reason = hypothetical_namespace_missing(ns_name);
@@ -265,7 +307,7 @@ pub fn dispatch(
                 let mut evaluation: ParamEvaluation = ParamEvaluation { param, ..outcome.trace };
                 let denied_before = response.denied.len();
                 response.route(
-                    &name,
+                    name,
                     BindingRef {
                         name: &b.metadata.name,
                         policy_name: &b.spec.policy_name,
@@ -273,18 +315,23 @@ pub fn dispatch(
                     },
                     &outcome.decisions,
                 );
-                // Record what validationActions did with each non-admit decision.
-                let actions: Vec<String> = b
-                    .spec
-                    .validation_actions
-                    .iter()
-                    .filter(|a| matches!(a.as_str(), "Deny" | "Warn" | "Audit"))
-                    .cloned()
-                    .collect();
-                for (i, d) in outcome.decisions.iter().enumerate() {
-                    if d.action == PolicyDecisionAction::Deny {
-                        if let Some(v) = evaluation.validations.get_mut(i) {
-                            v.actions = actions.clone();
+                // Record what validationActions did with each non-admit decision (made only
+                // when there is one).
+                let deny =
+                    |d: &&super::decision::PolicyDecision| d.action == PolicyDecisionAction::Deny;
+                if outcome.decisions.iter().any(|d| deny(&d)) {
+                    let actions: Vec<String> = b
+                        .spec
+                        .validation_actions
+                        .iter()
+                        .filter(|a| matches!(a.as_str(), "Deny" | "Warn" | "Audit"))
+                        .cloned()
+                        .collect();
+                    for (i, d) in outcome.decisions.iter().enumerate() {
+                        if deny(&d) {
+                            if let Some(v) = evaluation.validations.get_mut(i) {
+                                v.actions = actions.clone();
+                            }
                         }
                     }
                 }
@@ -305,7 +352,7 @@ pub fn dispatch(
                     match action {
                         AuditAnnotationAction::Publish(v) => collector.add(key, v),
                         AuditAnnotationAction::Error(e) => {
-                            response.deny_audit_annotation_error(&name, &b.metadata.name, e);
+                            response.deny_audit_annotation_error(name, &b.metadata.name, e);
                         }
                         AuditAnnotationAction::Exclude => {}
                     }
@@ -314,7 +361,7 @@ pub fn dispatch(
             }
             trace.bindings.push(bt);
         }
-        response.publish(&name, collector);
+        response.publish(name, collector);
         out.policies.push(trace);
     }
 

@@ -5,6 +5,8 @@
 //! namespaceSelector → objectSelector → excludeResourceRules → resourceRules → only then
 //! selector errors.
 
+#[cfg(not(target_arch = "wasm32"))]
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -294,6 +296,15 @@ fn resources_match(rule: &NamedRuleWithOperations, resource: &str, sub_resource:
     })
 }
 
+/// Whether `rule` may match a resource equivalent to the request's (`matchPolicy:
+/// Equivalent`): an equivalent has the request's resource name and subresource (only its group
+/// or version differ), so a rule whose operations or resources do not select the request
+/// selects none of them.
+pub fn may_match_equivalent(rule: &NamedRuleWithOperations, req: &AdmissionRequest) -> bool {
+    rule.operations.iter().any(|o| o == "*" || o == req.operation.as_str())
+        && resources_match(rule, &req.resource.resource, &req.sub_resource)
+}
+
 pub fn name_matches(rule: &NamedRuleWithOperations, req: &AdmissionRequest) -> bool {
     rule.resource_names.is_empty() || rule.resource_names.contains(&req.name)
 }
@@ -368,30 +379,74 @@ fn resource_rules(
 
 /// `matching.Matcher.Matches` (§3.1).
 pub fn matches(mr: &MatchResources, cx: MatchContext<'_>) -> MatchResult {
+    let held = match selectors(mr, cx) {
+        Selectors::Select(held) => held,
+        Selectors::Decided(decided) => return decided,
+    };
+    match (rules_result(mr, cx), held) {
+        (MatchResult::Matched(_), Some(e)) => MatchResult::Error(e),
+        (result, _) => result,
+    }
+}
+
+/// [`matches`] with the resource rules' part ([`rules_result`]) given, computed once for every
+/// request of the same kind ([`RulesKey`]; native: the audit).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn matches_given<'r>(
+    mr: &MatchResources,
+    cx: MatchContext<'_>,
+    given: &'r MatchResult,
+) -> Cow<'r, MatchResult> {
+    match selectors(mr, cx) {
+        Selectors::Decided(decided) => Cow::Owned(decided),
+        Selectors::Select(Some(e)) if matches!(given, MatchResult::Matched(_)) => {
+            Cow::Owned(MatchResult::Error(e))
+        }
+        Selectors::Select(_) => Cow::Borrowed(given),
+    }
+}
+
+/// What the selectors of a MatchResources make of a request, before its rules.
+enum Selectors {
+    /// They select it; their error, if any, is held until the rules have matched.
+    Select(Option<MatchError>),
+    /// They decide: a selector does not select the request, or there is none.
+    Decided(MatchResult),
+}
+
+/// The selectors' part of [`matches`].
+fn selectors(mr: &MatchResources, cx: MatchContext<'_>) -> Selectors {
     let Some(ns_sel) = mr.namespace_selector.as_ref() else {
-        return MatchResult::Error(MatchError {
+        return Selectors::Decided(MatchResult::Error(MatchError {
             message: "a nil namespace selector was passed, please ensure selectors are initialized properly".into(),
             code: 500,
-        });
+        }));
     };
     let Some(obj_sel) = mr.object_selector.as_ref() else {
-        return MatchResult::Error(MatchError {
+        return Selectors::Decided(MatchResult::Error(MatchError {
             message:
                 "a nil object selector was passed, please ensure selectors are initialized properly"
                     .into(),
             code: 500,
-        });
+        }));
     };
     let ns_err = match namespace_selector(ns_sel, cx) {
-        Ok(Some(reason)) => return MatchResult::NotMatched(reason),
+        Ok(Some(reason)) => return Selectors::Decided(MatchResult::NotMatched(reason)),
         Ok(None) => None,
         Err(e) => Some(e),
     };
     let obj_err = match object_selector(obj_sel, cx.request) {
-        Ok(Some(reason)) => return MatchResult::NotMatched(reason),
+        Ok(Some(reason)) => return Selectors::Decided(MatchResult::NotMatched(reason)),
         Ok(None) => None,
         Err(e) => Some(e),
     };
+    Selectors::Select(ns_err.or(obj_err))
+}
+
+/// The resource rules' part of [`matches`]: excludeResourceRules, then resourceRules (§3.3).
+/// It reads of the request only its operation, resource, kind, subresource, whether it has a
+/// namespace and its name (with the set's catalog).
+pub fn rules_result(mr: &MatchResources, cx: MatchContext<'_>) -> MatchResult {
     let policy = mr.match_policy.as_deref();
     match resource_rules(&mr.exclude_resource_rules, policy, cx) {
         Err(e) => return MatchResult::Error(e),
@@ -408,23 +463,54 @@ pub fn matches(mr: &MatchResources, cx: MatchContext<'_>) -> MatchResult {
         }
         Ok(Err(_)) => {}
     }
-    let matched = if mr.resource_rules.is_empty() {
-        MatchedResource {
+    if mr.resource_rules.is_empty() {
+        return MatchResult::Matched(MatchedResource {
             resource: cx.request.resource.clone(),
             kind: cx.request.kind.clone(),
             via_equivalent: false,
-        }
-    } else {
-        match resource_rules(&mr.resource_rules, policy, cx) {
-            Err(e) => return MatchResult::Error(e),
-            Ok(Err(rules)) => return MatchResult::NotMatched(NoMatchReason::NoRule { rules }),
-            Ok(Ok(m)) => m,
-        }
-    };
-    if let Some(e) = ns_err.or(obj_err) {
-        return MatchResult::Error(e);
+        });
     }
-    MatchResult::Matched(matched)
+    match resource_rules(&mr.resource_rules, policy, cx) {
+        Err(e) => MatchResult::Error(e),
+        Ok(Err(rules)) => MatchResult::NotMatched(NoMatchReason::NoRule { rules }),
+        Ok(Ok(m)) => MatchResult::Matched(m),
+    }
+}
+
+/// What [`rules_result`] reads of a request besides its name: requests with equal keys get
+/// equal results from the same rules and catalog (when no rule lists `resourceNames`). The
+/// audit evaluates many objects of few kinds and keeps the results per key
+/// (`PolicySet::rules_for`).
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RulesKey {
+    operation: Operation,
+    namespaced: bool,
+    resource: GroupVersionResource,
+    sub_resource: String,
+    kind: GroupVersionKind,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl RulesKey {
+    pub fn new(req: &AdmissionRequest) -> Self {
+        RulesKey {
+            operation: req.operation,
+            namespaced: !req.namespace.is_empty(),
+            resource: req.resource.clone(),
+            sub_resource: req.sub_resource.clone(),
+            kind: req.kind.clone(),
+        }
+    }
+
+    /// Whether `req` has this key.
+    pub fn is(&self, req: &AdmissionRequest) -> bool {
+        self.operation == req.operation
+            && self.namespaced != req.namespace.is_empty()
+            && self.resource == req.resource
+            && self.sub_resource == req.sub_resource
+            && self.kind == req.kind
+    }
 }
 
 #[cfg(test)]

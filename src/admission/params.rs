@@ -156,7 +156,8 @@ pub fn collect_params<'a>(
         if pr.selector.is_some() {
             return Err("paramRef.name and paramRef.selector are mutually exclusive".into());
         }
-        supplied.iter().filter(in_scope).filter(|p| p.name == pr.name).take(1).collect()
+        // The name first: it tells most objects apart at once (the same first match).
+        supplied.iter().filter(|p| p.name == pr.name).filter(in_scope).take(1).collect()
     } else if let Some(sel) = &pr.selector {
         let sel = Selector::from_label_selector(sel)?;
         supplied.iter().filter(in_scope).filter(|p| sel.matches(&p.labels)).collect()

@@ -3,6 +3,9 @@
 
 use super::compile::{CelCompiler, CompiledPolicy};
 use super::manifests::{load_manifests, Manifests};
+use super::matching::MatchResult;
+#[cfg(not(target_arch = "wasm32"))]
+use super::matching::{rules_result, MatchContext, RulesKey};
 use super::params::{resolve_param_kind, ParamKindResolution};
 use super::request::AdmissionRequest;
 use super::resources::ResourceCatalog;
@@ -136,7 +139,27 @@ pub struct PolicySet {
     /// AdmissionReviews; a result holds only the request's own diagnostics, no object
     /// changes and no type checking. Default false: the full trace.
     pub summary_trace: bool,
+    /// The resource rules' results per request key ([`PolicySet::rules_for`]; native only:
+    /// the package evaluates one request per set).
+    #[cfg(not(target_arch = "wasm32"))]
+    rules_memo: std::cell::RefCell<Vec<(RulesKey, Rc<SetRules>)>>,
+    /// Some policy's or binding's rule lists `resourceNames`: the results depend on the
+    /// request's name, and are not kept.
+    #[cfg(not(target_arch = "wasm32"))]
+    names_matter: bool,
 }
+
+/// What the resource rules of every policy's `matchConstraints` (`policies[i]`) and every
+/// binding's `matchResources` (`bindings[j]`) decide for one request key
+/// ([`super::matching::rules_result`]); `None` where there is no MatchResources.
+pub struct SetRules {
+    pub policies: Vec<Option<MatchResult>>,
+    pub bindings: Vec<Option<MatchResult>>,
+}
+
+/// Most keys kept per set: an audit's objects are of few kinds.
+#[cfg(not(target_arch = "wasm32"))]
+const RULES_MEMO_KEYS: usize = 64;
 
 impl PolicySet {
     pub fn new(text: &str, version: KubeVersion) -> PolicySet {
@@ -264,6 +287,19 @@ impl PolicySet {
         }
         #[cfg(feature = "kyverno")]
         let kyverno_objects = crate::kyverno::mentioned(&manifests);
+        #[cfg(not(target_arch = "wasm32"))]
+        let names_matter = {
+            let named = |m: Option<&super::types::MatchResources>| {
+                m.is_some_and(|m| {
+                    m.resource_rules
+                        .iter()
+                        .chain(&m.exclude_resource_rules)
+                        .any(|r| !r.resource_names.is_empty())
+                })
+            };
+            manifests.policies.iter().any(|p| named(p.object.spec.match_constraints.as_ref()))
+                || manifests.bindings.iter().any(|b| named(b.object.spec.match_resources.as_ref()))
+        };
         PolicySet {
             text: text.to_string(),
             catalog,
@@ -286,6 +322,45 @@ impl PolicySet {
             assumed_namespaces: Default::default(),
             type_checks,
             summary_trace: false,
+            #[cfg(not(target_arch = "wasm32"))]
+            rules_memo: Default::default(),
+            #[cfg(not(target_arch = "wasm32"))]
+            names_matter,
+        }
+    }
+
+    /// The resource rules' results for `request`'s key, computed on the first request of that
+    /// key and kept: the audit's (summary trace) sets, natively; `None` otherwise, or when a
+    /// rule lists `resourceNames` (the set's manifests must not change once it is used).
+    pub fn rules_for(&self, request: &AdmissionRequest) -> Option<Rc<SetRules>> {
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = request;
+            None
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            if self.names_matter || !self.summary() {
+                return None;
+            }
+            if let Some((_, r)) = self.rules_memo.borrow().iter().find(|(k, _)| k.is(request)) {
+                return Some(r.clone());
+            }
+            if self.rules_memo.borrow().len() >= RULES_MEMO_KEYS {
+                return None;
+            }
+            let namespaces = std::collections::BTreeMap::new();
+            let cx = MatchContext { request, namespaces: &namespaces, catalog: &self.catalog };
+            let rules = Rc::new(SetRules {
+                policies: (self.manifests.policies.iter())
+                    .map(|p| p.object.spec.match_constraints.as_ref().map(|m| rules_result(m, cx)))
+                    .collect(),
+                bindings: (self.manifests.bindings.iter())
+                    .map(|b| b.object.spec.match_resources.as_ref().map(|m| rules_result(m, cx)))
+                    .collect(),
+            });
+            self.rules_memo.borrow_mut().push((RulesKey::new(request), rules.clone()));
+            Some(rules)
         }
     }
 

@@ -330,15 +330,13 @@ pub fn validate(
     let mut remaining = RUNTIME_CEL_COST_BUDGET;
     let mut outcomes = Vec::with_capacity(compiled.validations.len());
     trace.validations.reserve_exact(compiled.validations.len());
+    // The summary trace's expressions: one empty text for all (an `Rc` allocates).
+    let no_text: std::rc::Rc<str> = std::rc::Rc::default();
     for (i, v) in compiled.validations.iter().enumerate() {
         let step = run(&v.expression, &act, &mut remaining);
         let mut r = ValidationResult {
             index: i,
-            expression: if bound.summary() {
-                std::rc::Rc::default()
-            } else {
-                v.expression.source.clone()
-            },
+            expression: if bound.summary() { no_text.clone() } else { v.expression.source.clone() },
             cost: 0,
             ..ValidationResult::default()
         };
@@ -376,12 +374,16 @@ pub fn validate(
 
     // 4. messageExpressions: a new activation without the authorizer, the remaining budget.
     let spent = remaining;
-    let act = Act::new(bound, &compiled.variables, false, false);
+    // (Natively made only when there is a messageExpression: the activation allocates its
+    // variables' caches. Always in the package: smaller.)
+    let with_messages = cfg!(target_arch = "wasm32")
+        || compiled.validations.iter().any(|v| v.message_expression.is_some());
+    let act = with_messages.then(|| Act::new(bound, &compiled.variables, false, false));
     let mut messages: Vec<Option<String>> = vec![None; compiled.validations.len()];
     let mut message_failure: Option<&str> = None;
     for (i, v) in compiled.validations.iter().enumerate() {
-        let Some(me) = &v.message_expression else { continue };
-        let step = run(me, &act, &mut remaining);
+        let (Some(me), Some(act)) = (&v.message_expression, &act) else { continue };
+        let step = run(me, act, &mut remaining);
         if let Some(r) = trace.validations.get_mut(i).filter(|_| !bound.summary()) {
             r.message_expression = Some(expr_trace(None, me, &step));
         }
@@ -419,11 +421,13 @@ pub fn validate(
     }
 
     // 6. auditAnnotations: a new activation, a fresh budget; authorizer declared but unbound.
-    let act = Act::new(bound, &compiled.variables, false, false);
+    let act = (cfg!(target_arch = "wasm32") || !compiled.audit_annotations.is_empty())
+        .then(|| Act::new(bound, &compiled.variables, false, false));
     let mut remaining = RUNTIME_CEL_COST_BUDGET;
     let mut audit = Vec::with_capacity(compiled.audit_annotations.len());
     for (key, c) in &compiled.audit_annotations {
-        let step = run(c, &act, &mut remaining);
+        let Some(act) = &act else { break };
+        let step = run(c, act, &mut remaining);
         let mut r = AuditResult {
             key: key.clone(),
             value_expression: if bound.summary() {

@@ -268,10 +268,19 @@ pub fn parse_json_object_with(
     text: &str,
     schema: Option<&mut dyn vap_eval_json::Schema>,
 ) -> Option<Value> {
+    parse_json_object_within(text, MAX_DEPTH, schema)
+}
+
+/// [`parse_json_object_with`], `None` for collections nested deeper than `max_depth`.
+pub fn parse_json_object_within(
+    text: &str,
+    max_depth: usize,
+    schema: Option<&mut dyn vap_eval_json::Schema>,
+) -> Option<Value> {
     if !text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{') {
         return None;
     }
-    vap_eval_json::read_with(text, MAX_DEPTH, schema)
+    vap_eval_json::read_with(text, max_depth, schema)
 }
 
 /// The value at `path` in `text`, a text [`parse_json_object`] accepted, read without parsing

@@ -265,6 +265,18 @@ pub fn normalize_unlisted(
     normalize_with(value, None, None, version, crds, label)
 }
 
+/// [`normalize_unlisted`] of a value [`read_object`] read, with what it found (the decoder's
+/// walk is skipped when reading found nothing to decode).
+pub fn normalize_unlisted_decoded(
+    value: &mut Json,
+    decoded: Option<Decoded>,
+    version: KubeVersion,
+    crds: &[Json],
+    label: &str,
+) -> Normalized {
+    normalize_with(value, None, decoded, version, crds, label)
+}
+
 /// [`normalize`] of the value of `text`, a JSON text the request fast path parsed
 /// ([`crate::admission::yaml::parse_json_object`]): the values as given are read from the text
 /// when a change is reported, instead of from a copy of the whole object taken before.
@@ -291,7 +303,17 @@ pub struct Decoded {
 /// ([`gojson::Check`]): with [`Decoded`] when decoding it would do nothing, so that
 /// [`normalize_json_decoded`] skips the decoder's walk.
 pub fn read_object(text: &str, version: KubeVersion) -> Option<(Json, Option<Decoded>)> {
-    use crate::admission::yaml::{json_value_at, parse_json_object};
+    read_object_within(text, version, crate::admission::yaml::MAX_DEPTH)
+}
+
+/// [`read_object`], `None` for collections nested deeper than `max_depth` (the audit reads its
+/// JSON documents within serde_json's limit, which it read them with before).
+pub fn read_object_within(
+    text: &str,
+    version: KubeVersion,
+    max_depth: usize,
+) -> Option<(Json, Option<Decoded>)> {
+    use crate::admission::yaml::{json_value_at, parse_json_object_within};
     let field = |name: &str| match json_value_at(text, &[Seg::Key(name.to_string())]) {
         Some(Json::String(s)) => Some(s),
         _ => None,
@@ -304,9 +326,11 @@ pub fn read_object(text: &str, version: KubeVersion) -> Option<(Json, Option<Dec
         }
         _ => None,
     };
-    let Some(root) = root else { return parse_json_object(text).map(|v| (v, None)) };
+    let Some(root) = root else {
+        return parse_json_object_within(text, max_depth, None).map(|v| (v, None));
+    };
     let mut check = gojson::Check::new(model, version, root);
-    let v = crate::admission::yaml::parse_json_object_with(text, Some(&mut check))?;
+    let v = parse_json_object_within(text, max_depth, Some(&mut check))?;
     Some((v, check.clean.then_some(Decoded { version, root })))
 }
 

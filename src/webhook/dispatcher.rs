@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use crate::admission::decision::{Status, StatusCause, StatusDetails};
 use crate::admission::field::{aggregate, go_quote};
 use crate::admission::matching::{
-    name_matches, namespace_selector, object_selector, rule_mismatch, MatchContext, MatchError,
-    NoMatchReason, RuleMismatch,
+    may_match_equivalent, name_matches, namespace_selector, object_selector, rule_mismatch,
+    MatchContext, MatchError, NoMatchReason, RuleMismatch,
 };
 use crate::admission::request::{request_cel_value, AdmissionRequest};
 use crate::admission::resources::{GroupVersionKind, GroupVersionResource};
@@ -288,7 +288,13 @@ fn should_call(
             Some(m) => mismatches.push((i, m)),
         }
     }
-    if inv.is_none() && h.match_policy.as_deref() == Some("Equivalent") {
+    // An equivalent resource differs from the request's only in group or version: a rule
+    // whose operations or resources do not select the request matches none of them, and
+    // without another rule the catalog is not asked (natively: the audit asks it for every
+    // object; the package's wasm is kept smaller).
+    let may_match_equivalent =
+        || cfg!(target_arch = "wasm32") || h.rules.iter().any(|r| may_match_equivalent(r, req));
+    if inv.is_none() && h.match_policy.as_deref() == Some("Equivalent") && may_match_equivalent() {
         let equivalents = cx.catalog.equivalents(&req.resource, &req.sub_resource);
         'rules: for (i, r) in h.rules.iter().enumerate() {
             for eq in equivalents.iter().filter(|e| **e != req.resource) {
