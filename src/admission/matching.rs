@@ -186,7 +186,18 @@ pub fn namespace_selector(
     {
         return Ok(None);
     }
-    let sel = Selector::from_label_selector(selector).map_err(internal)?;
+    Selector::with_parsed(selector, |sel| {
+        let sel = sel.map_err(|e| internal(e.clone()))?;
+        namespace_selector_parsed(sel, cx)
+    })
+}
+
+/// [`namespace_selector`] with the selector parsed.
+fn namespace_selector_parsed(
+    sel: &Selector,
+    cx: MatchContext<'_>,
+) -> Result<Option<NoMatchReason>, MatchError> {
+    let req = cx.request;
     if sel.requirements.is_empty() {
         return Ok(None);
     }
@@ -235,7 +246,17 @@ pub fn object_selector(
     if is_everything(selector) {
         return Ok(None);
     }
-    let sel = Selector::from_label_selector(selector).map_err(internal)?;
+    Selector::with_parsed(selector, |sel| {
+        let sel = sel.map_err(|e| internal(e.clone()))?;
+        object_selector_parsed(sel, req)
+    })
+}
+
+/// [`object_selector`] with the selector parsed.
+fn object_selector_parsed(
+    sel: &Selector,
+    req: &AdmissionRequest,
+) -> Result<Option<NoMatchReason>, MatchError> {
     if sel.requirements.is_empty() {
         return Ok(None);
     }

@@ -157,7 +157,7 @@ pub(super) fn check_selector(
     } else {
         selector
     };
-    Selector::from_label_selector(s).map(|s| s.matches(labels))
+    Selector::with_parsed(s, |s| s.map(|s| s.matches(labels)).map_err(String::clone))
 }
 
 /// `match.CheckSubjects`.
