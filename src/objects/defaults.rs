@@ -683,11 +683,23 @@ fn pod(w: &mut Walk, v: &mut Json) {
             // The limits only, not the whole container (every container of every Pod).
             let at = format!("/spec/{list}/{i}");
             let c = v.get("spec").and_then(|s| s.get(list)).and_then(|l| l.get(i));
-            let limits = c.and_then(|c| c.get("resources")).and_then(|r| r.get("limits")).cloned();
-            if let Some(Json::Object(limits)) = limits {
-                for (k, q) in limits {
-                    set(w, v, &format!("spec {list} {i} resources requests #{k}"), q);
-                }
+            let limits = c.and_then(|c| c.get("resources")).and_then(|r| r.get("limits"));
+            // Natively, the limits whose request is given are left out first: `set` would
+            // find the request there and change nothing (most Pods request what they limit).
+            // Copied are only the others (the keys are distinct: setting one request cannot
+            // give another).
+            let limits: Vec<(String, Json)> = match limits {
+                Some(Json::Object(limits)) => limits
+                    .iter()
+                    .filter(|(k, _)| {
+                        !(cfg!(not(target_arch = "wasm32")) && requested(v, list, i, k))
+                    })
+                    .map(|(k, q)| (k.clone(), q.clone()))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for (k, q) in limits {
+                set(w, v, &format!("spec {list} {i} resources requests #{k}"), q);
             }
             if host_network {
                 // Setting requests above left the ports as they were.
@@ -709,6 +721,29 @@ fn pod(w: &mut Walk, v: &mut Json) {
     {
         pod_level(w, v);
     }
+}
+
+/// Whether `set` of `spec <list> <i> resources requests #<k>` finds the request there and so
+/// changes nothing: every step is an object member (or list item) as `apply_rule` walks it, the
+/// last one too. A key `set`'s path would not carry as it is (a space, a leading `#`) is not
+/// looked at.
+fn requested(v: &Json, list: &str, i: usize, k: &str) -> bool {
+    if k.contains(' ') || k.starts_with('#') {
+        return false;
+    }
+    fn obj<'v>(v: &'v Json, key: &str) -> Option<&'v Json> {
+        match v {
+            Json::Object(m) => super::gojson::get(m, key),
+            _ => None,
+        }
+    }
+    let Some(Json::Array(items)) = obj(v, "spec").and_then(|s| obj(s, list)) else {
+        return false;
+    };
+    (items.get(i).and_then(|c| obj(c, "resources")))
+        .and_then(|r| obj(r, "requests"))
+        .and_then(|r| obj(r, k))
+        .is_some()
 }
 
 /// SetDefaults_Pod's pod-level resources (PodLevelResources, beta on 1.34–1.36; from 1.37
