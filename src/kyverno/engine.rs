@@ -478,7 +478,6 @@ impl<'a> Context<'a> {
             let old_object = r.old_object.as_ref().map(with_gvk);
             let source: &Json = object.as_deref().or(old_object.as_deref()).unwrap_or(&Json::Null);
             let mut ns = meta(source, "namespace").to_string();
-            let name = meta(source, "name").to_string();
             if gvk.group.is_empty() && gvk.version == "v1" && gvk.kind == "Namespace" {
                 ns.clear();
             }
@@ -495,12 +494,14 @@ impl<'a> Context<'a> {
             let namespace_missing = !ns.is_empty() && namespace_object.is_none();
             // The attributes Kyverno builds: no subresource, no options, never a dry run (the
             // objects are not part of them).
-            let attrs = AdmissionRequest {
+            // Made only for the values that read them (`reads`: always in the package).
+            let reads = self.kyverno.reads;
+            let attrs = (reads.0 || reads.1).then(|| AdmissionRequest {
                 sub_resource: String::new(),
                 request_sub_resource: String::new(),
                 request_kind: r.kind.clone(),
                 request_resource: r.resource.clone(),
-                name,
+                name: meta(source, "name").to_string(),
                 namespace: ns.clone(),
                 dry_run: false,
                 options: None,
@@ -511,18 +512,18 @@ impl<'a> Context<'a> {
                 resource: r.resource.clone(),
                 user_info: r.user_info.clone(),
                 namespaced: r.namespaced,
-            };
+            });
             Bindings {
                 object,
                 old_object,
                 namespace_object,
                 namespace_missing,
                 namespace: ns,
-                request: match self.kyverno.reads.0 {
-                    true => request_cel_value(&attrs, &attrs.kind, &attrs.resource),
-                    false => Json::Null,
+                request: match &attrs {
+                    Some(a) if reads.0 => request_cel_value(a, &a.kind, &a.resource),
+                    _ => Json::Null,
                 },
-                authorizer: self.kyverno.reads.1.then(|| self.set.authorizer(&attrs)),
+                authorizer: attrs.as_ref().filter(|_| reads.1).map(|a| self.set.authorizer(a)),
             }
         })
     }
