@@ -124,7 +124,7 @@ pub struct Env<'a> {
     pub authorizer: (Value<'a>, Value<'a>),
     /// Build each called webhook's AdmissionReview for the trace (false: the audit's
     /// [`PolicySet::summary_trace`](crate::admission::policy_set::PolicySet::summary_trace);
-    /// the review decides nothing).
+    /// the review decides nothing). Nor, then, why a webhook is skipped.
     pub reviews: bool,
 }
 
@@ -255,19 +255,27 @@ fn should_call(
     trace: &mut WebhookTrace,
 ) -> Should {
     let req = cx.request;
+    // Why a webhook is skipped is only for the trace: not written under the summary trace
+    // (`reviews` false), whose reader (the audit) reads no webhook's trace.
+    let why = |text: &dyn Fn() -> String| match cfg!(target_arch = "wasm32") || env.reviews {
+        true => text(),
+        false => String::new(),
+    };
     let empty = Default::default();
     let ns_err = match namespace_selector(h.namespace_selector.as_ref().unwrap_or(&empty), cx) {
-        Ok(Some(why)) => return Should::Skip(crate::admission::dispatcher::describe(&why)),
+        Ok(Some(r)) => return Should::Skip(why(&|| crate::admission::dispatcher::describe(&r))),
         Ok(None) => None,
         Err(e) => Some(e),
     };
     let obj_err = match object_selector(h.object_selector.as_ref().unwrap_or(&empty), req) {
         Ok(Some(NoMatchReason::ObjectSelector { requirement })) => {
-            return Should::Skip(format!(
+            return Should::Skip(why(&|| {
+                format!(
                 "neither the object's nor the old object's labels satisfy the objectSelector ({requirement})"
-            ))
+            )
+            }))
         }
-        Ok(Some(why)) => return Should::Skip(crate::admission::dispatcher::describe(&why)),
+        Ok(Some(r)) => return Should::Skip(why(&|| crate::admission::dispatcher::describe(&r))),
         Ok(None) => None,
         Err(e) => Some(e),
     };
@@ -310,7 +318,7 @@ fn should_call(
             }
         }
     }
-    let Some(inv) = inv else { return Should::Skip(describe_rules(&mismatches)) };
+    let Some(inv) = inv else { return Should::Skip(why(&|| describe_rules(&mismatches))) };
     trace.matched_rule = Some(inv.rule);
     if inv.equivalent {
         trace.equivalent_resource = Some(EquivalentResource {
