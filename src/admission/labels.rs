@@ -83,10 +83,16 @@ impl Requirement {
 
     /// `Requirement.Matches`.
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        let v = labels.get(&self.key);
+        self.matches_label(labels.get(&self.key).map(String::as_str))
+    }
+
+    /// `Requirement.Matches` given the value of its key's label, if any.
+    fn matches_label(&self, v: Option<&str>) -> bool {
         match self.operator {
-            Operator::Equals | Operator::In => v.is_some_and(|v| self.values.contains(v)),
-            Operator::NotIn => v.is_none_or(|v| !self.values.contains(v)),
+            Operator::Equals | Operator::In => {
+                v.is_some_and(|v| self.values.iter().any(|x| x == v))
+            }
+            Operator::NotIn => v.is_none_or(|v| !self.values.iter().any(|x| x == v)),
             Operator::Exists => v.is_some(),
             Operator::DoesNotExist => v.is_none(),
         }
@@ -165,6 +171,15 @@ impl Selector {
     /// The first requirement that fails, for "why not matched" traces.
     pub fn first_failing(&self, labels: &BTreeMap<String, String>) -> Option<&Requirement> {
         self.requirements.iter().find(|r| !r.matches(labels))
+    }
+
+    /// [`Selector::first_failing`] over [`object_labels`]`(obj)` (`None`: no labels), read in
+    /// place: a label is a string member of `metadata.labels`, as `object_labels` takes them.
+    pub fn first_failing_in(&self, obj: Option<&Value>) -> Option<&Requirement> {
+        let map = obj.and_then(|o| o.get("metadata")).and_then(|m| m.get("labels"));
+        let map = map.and_then(Value::as_object);
+        let label = |k: &str| map.and_then(|m| m.get(k)).and_then(Value::as_str);
+        self.requirements.iter().find(|r| !r.matches_label(label(&r.key)))
     }
 }
 

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::labels::{object_labels, Selector};
+use super::labels::Selector;
 use super::request::{AdmissionRequest, Operation};
 use super::resources::{GroupVersionKind, GroupVersionResource, ResourceCatalog};
 use super::types::{LabelSelector, MatchResources, NamedRuleWithOperations};
@@ -201,14 +201,15 @@ fn namespace_selector_parsed(
     if sel.requirements.is_empty() {
         return Ok(None);
     }
-    let labels = if req.resource.resource == "namespaces"
+    // The labels are read in place (`Selector::first_failing_in`), not copied.
+    let labelled = if req.resource.resource == "namespaces"
         && req.sub_resource.is_empty()
         && matches!(req.operation, Operation::Create | Operation::Update)
     {
-        req.object.as_ref().map(object_labels).unwrap_or_default()
+        req.object.as_ref()
     } else {
         match cx.namespaces.namespace(&req.namespace) {
-            Some(ns) => object_labels(ns),
+            Some(ns) => Some(ns),
             None => {
                 return Err(MatchError {
                     message: format!("namespaces \"{}\" not found", req.namespace),
@@ -217,7 +218,7 @@ fn namespace_selector_parsed(
             }
         }
     };
-    Ok(sel.first_failing(&labels).map(|r| NoMatchReason::NamespaceSelector {
+    Ok(sel.first_failing_in(labelled).map(|r| NoMatchReason::NamespaceSelector {
         namespace: req.namespace.clone(),
         requirement: render_requirement(r),
     }))
@@ -260,15 +261,15 @@ fn object_selector_parsed(
     if sel.requirements.is_empty() {
         return Ok(None);
     }
+    // The labels are read in place (`Selector::first_failing_in`), not copied.
     let matches_obj = |o: Option<&Value>| {
-        o.filter(|o| has_object_meta(o)).is_some_and(|o| sel.matches(&object_labels(o)))
+        o.filter(|o| has_object_meta(o)).is_some_and(|o| sel.first_failing_in(Some(o)).is_none())
     };
     if matches_obj(req.object.as_ref()) || matches_obj(req.old_object.as_ref()) {
         return Ok(None);
     }
-    let labels =
-        req.object.as_ref().or(req.old_object.as_ref()).map(object_labels).unwrap_or_default();
-    let requirement = sel.first_failing(&labels).map(render_requirement).unwrap_or_default();
+    let labelled = req.object.as_ref().or(req.old_object.as_ref());
+    let requirement = sel.first_failing_in(labelled).map(render_requirement).unwrap_or_default();
     Ok(Some(NoMatchReason::ObjectSelector { requirement }))
 }
 
