@@ -83,10 +83,18 @@ impl Requirement {
 
     /// `Requirement.Matches`.
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.matches_label(labels.get(&self.key).map(String::as_str))
+        let v = labels.get(&self.key);
+        match self.operator {
+            Operator::Equals | Operator::In => v.is_some_and(|v| self.values.contains(v)),
+            Operator::NotIn => v.is_none_or(|v| !self.values.contains(v)),
+            Operator::Exists => v.is_some(),
+            Operator::DoesNotExist => v.is_none(),
+        }
     }
 
-    /// `Requirement.Matches` given the value of its key's label, if any.
+    /// [`Requirement::matches`] given the value of its key's label, if any (natively: the
+    /// package copies the labels, smaller).
+    #[cfg(not(target_arch = "wasm32"))]
     fn matches_label(&self, v: Option<&str>) -> bool {
         match self.operator {
             Operator::Equals | Operator::In => {
@@ -175,7 +183,16 @@ impl Selector {
 
     /// [`Selector::first_failing`] over [`object_labels`]`(obj)` (`None`: no labels), read in
     /// place: a label is a string member of `metadata.labels`, as `object_labels` takes them.
+    /// The package copies them (`object_labels`): smaller.
     pub fn first_failing_in(&self, obj: Option<&Value>) -> Option<&Requirement> {
+        #[cfg(target_arch = "wasm32")]
+        return self.first_failing(&obj.map(object_labels).unwrap_or_default());
+        #[cfg(not(target_arch = "wasm32"))]
+        self.first_failing_in_place(obj)
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn first_failing_in_place(&self, obj: Option<&Value>) -> Option<&Requirement> {
         let map = obj.and_then(|o| o.get("metadata")).and_then(|m| m.get("labels"));
         let map = map.and_then(Value::as_object);
         let label = |k: &str| map.and_then(|m| m.get(k)).and_then(Value::as_str);
