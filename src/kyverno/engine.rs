@@ -494,9 +494,8 @@ impl<'a> Context<'a> {
             let namespace_missing = !ns.is_empty() && namespace_object.is_none();
             // The attributes Kyverno builds: no subresource, no options, never a dry run (the
             // objects are not part of them).
-            // Made only for the values that read them (`reads`: always in the package).
             let reads = self.kyverno.reads;
-            let attrs = (reads.0 || reads.1).then(|| AdmissionRequest {
+            let make_attrs = || AdmissionRequest {
                 sub_resource: String::new(),
                 request_sub_resource: String::new(),
                 request_kind: r.kind.clone(),
@@ -512,18 +511,35 @@ impl<'a> Context<'a> {
                 resource: r.resource.clone(),
                 user_info: r.user_info.clone(),
                 namespaced: r.namespaced,
-            });
+            };
+            // Natively made only for the values that read them (`reads`); the package (where
+            // both are read) makes them always, as it did (smaller).
+            #[cfg(target_arch = "wasm32")]
+            let (request, authorizer) = {
+                let attrs = make_attrs();
+                let request = match reads.0 {
+                    true => request_cel_value(&attrs, &attrs.kind, &attrs.resource),
+                    false => Json::Null,
+                };
+                (request, reads.1.then(|| self.set.authorizer(&attrs)))
+            };
+            #[cfg(not(target_arch = "wasm32"))]
+            let (request, authorizer) = {
+                let attrs = (reads.0 || reads.1).then(make_attrs);
+                let request = match &attrs {
+                    Some(a) if reads.0 => request_cel_value(a, &a.kind, &a.resource),
+                    _ => Json::Null,
+                };
+                (request, attrs.as_ref().filter(|_| reads.1).map(|a| self.set.authorizer(a)))
+            };
             Bindings {
                 object,
                 old_object,
                 namespace_object,
                 namespace_missing,
                 namespace: ns,
-                request: match &attrs {
-                    Some(a) if reads.0 => request_cel_value(a, &a.kind, &a.resource),
-                    _ => Json::Null,
-                },
-                authorizer: attrs.as_ref().filter(|_| reads.1).map(|a| self.set.authorizer(a)),
+                request,
+                authorizer,
             }
         })
     }

@@ -245,6 +245,16 @@ fn describe_rules(rules: &[(usize, RuleMismatch)]) -> String {
     format!("no rule matches the request: {}", parts.join("; "))
 }
 
+/// Why a webhook is skipped (`text`), for the trace only: not written under the summary trace
+/// (`Env::reviews` false), whose reader (the audit) reads no webhook's trace. Always in the
+/// package.
+fn skip_reason(env: &Env<'_>, text: impl FnOnce() -> String) -> String {
+    match cfg!(target_arch = "wasm32") || env.reviews {
+        true => text(),
+        false => String::new(),
+    }
+}
+
 /// `ShouldCallHook`: namespaceSelector → objectSelector (their errors held back) → rules as
 /// sent → equivalent resources (Equivalent only) → held errors → matchConditions.
 fn should_call(
@@ -255,27 +265,25 @@ fn should_call(
     trace: &mut WebhookTrace,
 ) -> Should {
     let req = cx.request;
-    // Why a webhook is skipped is only for the trace: not written under the summary trace
-    // (`reviews` false), whose reader (the audit) reads no webhook's trace.
-    let why = |text: &dyn Fn() -> String| match cfg!(target_arch = "wasm32") || env.reviews {
-        true => text(),
-        false => String::new(),
-    };
     let empty = Default::default();
     let ns_err = match namespace_selector(h.namespace_selector.as_ref().unwrap_or(&empty), cx) {
-        Ok(Some(r)) => return Should::Skip(why(&|| crate::admission::dispatcher::describe(&r))),
+        Ok(Some(r)) => {
+            return Should::Skip(skip_reason(env, || crate::admission::dispatcher::describe(&r)))
+        }
         Ok(None) => None,
         Err(e) => Some(e),
     };
     let obj_err = match object_selector(h.object_selector.as_ref().unwrap_or(&empty), req) {
         Ok(Some(NoMatchReason::ObjectSelector { requirement })) => {
-            return Should::Skip(why(&|| {
+            return Should::Skip(skip_reason(env, || {
                 format!(
                 "neither the object's nor the old object's labels satisfy the objectSelector ({requirement})"
             )
             }))
         }
-        Ok(Some(r)) => return Should::Skip(why(&|| crate::admission::dispatcher::describe(&r))),
+        Ok(Some(r)) => {
+            return Should::Skip(skip_reason(env, || crate::admission::dispatcher::describe(&r)))
+        }
         Ok(None) => None,
         Err(e) => Some(e),
     };
@@ -318,7 +326,9 @@ fn should_call(
             }
         }
     }
-    let Some(inv) = inv else { return Should::Skip(why(&|| describe_rules(&mismatches))) };
+    let Some(inv) = inv else {
+        return Should::Skip(skip_reason(env, || describe_rules(&mismatches)));
+    };
     trace.matched_rule = Some(inv.rule);
     if inv.equivalent {
         trace.equivalent_resource = Some(EquivalentResource {
