@@ -146,25 +146,29 @@ impl Selector {
     /// `f` of [`Selector::from_label_selector`]`(s)`. Natively (the audit evaluates one set's
     /// few selectors once per object) the parse is kept per thread, keyed by the selector's
     /// content, for at most [`PARSED_KEPT`] selectors: the same content parses the same way.
-    /// (The package, which evaluates one request per set, parses it each time.)
-    #[cfg(not(target_arch = "wasm32"))]
+    /// The package, which evaluates one request per set, parses it each time.
     pub fn with_parsed<R>(s: &LabelSelector, f: impl FnOnce(Result<&Selector, &String>) -> R) -> R {
-        type Kept = Vec<(LabelSelector, std::rc::Rc<Result<Selector, String>>)>;
-        thread_local! {
-            static PARSED: std::cell::RefCell<Kept> = const { std::cell::RefCell::new(Vec::new()) };
+        #[cfg(target_arch = "wasm32")]
+        return f(Selector::from_label_selector(s).as_ref());
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            type Kept = Vec<(LabelSelector, std::rc::Rc<Result<Selector, String>>)>;
+            thread_local! {
+                static PARSED: std::cell::RefCell<Kept> = const { std::cell::RefCell::new(Vec::new()) };
+            }
+            let kept = PARSED.with(|p| {
+                let mut p = p.borrow_mut();
+                if let Some((_, r)) = p.iter().find(|(k, _)| k == s) {
+                    return r.clone();
+                }
+                let r = std::rc::Rc::new(Selector::from_label_selector(s));
+                if p.len() < PARSED_KEPT {
+                    p.push((s.clone(), r.clone()));
+                }
+                r
+            });
+            f(kept.as_ref().as_ref())
         }
-        let kept = PARSED.with(|p| {
-            let mut p = p.borrow_mut();
-            if let Some((_, r)) = p.iter().find(|(k, _)| k == s) {
-                return r.clone();
-            }
-            let r = std::rc::Rc::new(Selector::from_label_selector(s));
-            if p.len() < PARSED_KEPT {
-                p.push((s.clone(), r.clone()));
-            }
-            r
-        });
-        f(kept.as_ref().as_ref())
     }
 
     /// All requirements hold (an empty selector matches everything).

@@ -186,16 +186,8 @@ pub fn namespace_selector(
     {
         return Ok(None);
     }
-    // Natively parsed once per thread (`Selector::with_parsed`); the package parses it here.
-    #[cfg(target_arch = "wasm32")]
-    return namespace_selector_parsed(
-        &Selector::from_label_selector(selector).map_err(internal)?,
-        cx,
-    );
-    #[cfg(not(target_arch = "wasm32"))]
     Selector::with_parsed(selector, |sel| {
-        let sel = sel.map_err(|e| internal(e.clone()))?;
-        namespace_selector_parsed(sel, cx)
+        namespace_selector_parsed(sel.map_err(|e| internal(e.clone()))?, cx)
     })
 }
 
@@ -254,16 +246,8 @@ pub fn object_selector(
     if is_everything(selector) {
         return Ok(None);
     }
-    // Natively parsed once per thread (`Selector::with_parsed`); the package parses it here.
-    #[cfg(target_arch = "wasm32")]
-    return object_selector_parsed(
-        &Selector::from_label_selector(selector).map_err(internal)?,
-        req,
-    );
-    #[cfg(not(target_arch = "wasm32"))]
     Selector::with_parsed(selector, |sel| {
-        let sel = sel.map_err(|e| internal(e.clone()))?;
-        object_selector_parsed(sel, req)
+        object_selector_parsed(sel.map_err(|e| internal(e.clone()))?, req)
     })
 }
 

@@ -157,9 +157,6 @@ pub(super) fn check_selector(
     } else {
         selector
     };
-    #[cfg(target_arch = "wasm32")]
-    return Selector::from_label_selector(s).map(|s| s.matches(labels));
-    #[cfg(not(target_arch = "wasm32"))]
     Selector::with_parsed(s, |s| s.map(|s| s.matches(labels)).map_err(String::clone))
 }
 
