@@ -695,8 +695,7 @@ impl WarningRecorder {
             text = text.chars().take(MAX_WARNING_ITEM_RUNES).collect();
             runes = MAX_WARNING_ITEM_RUNES;
         }
-        // Not a valid header value (what `warning_header` refuses), without quoting it.
-        if text.chars().any(char::is_control) {
+        if !valid_warning(&text) {
             return;
         }
         if self.written + runes <= MAX_WARNING_RUNES {
@@ -720,7 +719,7 @@ impl WarningRecorder {
             if self.written + n > MAX_WARNING_RUNES {
                 break;
             }
-            if t.chars().any(char::is_control) {
+            if !valid_warning(&t) {
                 continue;
             }
             self.written += n;
@@ -739,9 +738,15 @@ impl WarningRecorder {
     }
 }
 
+/// A warning's text can be a header value (no control character): what [`warning_header`]
+/// refuses, tested without quoting the text.
+fn valid_warning(text: &str) -> bool {
+    !text.chars().any(char::is_control)
+}
+
 /// `net.NewWarningHeader(299, "", text)`: `None` if `text` contains a control character.
 pub fn warning_header(text: &str) -> Option<String> {
-    if text.chars().any(char::is_control) {
+    if !valid_warning(text) {
         return None;
     }
     Some(format!("299 - {}", go_quote(text)))

@@ -86,7 +86,12 @@ pub fn dispatch(
     // values, the stripped namespace object and the authorizer.
     let object = request.object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
     let old_object = request.old_object.as_ref().map(Value::from_json).unwrap_or(Value::Null);
+    // `request` depends only on the request and the matched (kind, resource), which is always
+    // the request's own where it is read (a match only through an equivalent is not
+    // evaluated, and any other match is as the request's resource and kind,
+    // `matching::rules_result`): built once per request, and only when an expression reads it.
     let own_request_value: std::cell::OnceCell<Json> = std::cell::OnceCell::new();
+    let make_request = || request_cel_value(request, &request.kind, &request.resource);
     let namespace_stripped: std::cell::OnceCell<Option<Cow<'_, Json>>> = std::cell::OnceCell::new();
     let authorizer = std::cell::OnceCell::new();
     // The request's namespace, looked up once (for the first binding that needs it).
@@ -181,16 +186,6 @@ pub fn dispatch(
             continue;
         }
 
-        // `request` depends only on the request and the matched (kind, resource), which is
-        // the request's own here (a match only through an equivalent is not evaluated): built
-        // once per request, not once per policy, and only when an expression reads it.
-        let other: std::cell::OnceCell<Json> = std::cell::OnceCell::new();
-        // A match not through an equivalent is as the request's own resource and kind
-        // (`matching::rules_result`): no need to compare them.
-        let own = !matched.via_equivalent
-            || (matched.kind == request.kind && matched.resource == request.resource);
-        let make_request = || request_cel_value(request, &matched.kind, &matched.resource);
-        let request_cell = if own { &own_request_value } else { &other };
         let mut collector = AuditAnnotationCollector::default();
         let policy_index = out.policies.len();
 
@@ -298,7 +293,7 @@ pub fn dispatch(
                     object: object.clone(),
                     old_object: old_object.clone(),
                     params: params_value,
-                    request: RequestValue::Lazy { cell: request_cell, make: &make_request },
+                    request: RequestValue::Lazy { cell: &own_request_value, make: &make_request },
                     namespace_object: namespace_object.clone(),
                     authorizer: Authorizer::Lazy { cell: &authorizer, make: &make_authorizer },
                     summary_trace: set.summary(),
