@@ -512,26 +512,13 @@ impl<'a> Context<'a> {
                 user_info: r.user_info.clone(),
                 namespaced: r.namespaced,
             };
-            // Natively made only for the values that read them (`reads`); the package (where
-            // both are read) makes them always, as it did (smaller).
-            #[cfg(target_arch = "wasm32")]
-            let (request, authorizer) = {
-                let attrs = make_attrs();
-                let request = match reads.0 {
-                    true => request_cel_value(&attrs, &attrs.kind, &attrs.resource),
-                    false => Json::Null,
-                };
-                (request, reads.1.then(|| self.set.authorizer(&attrs)))
+            // Made only for the values that read them (`reads`).
+            let attrs = (reads.0 || reads.1).then(make_attrs);
+            let request = match &attrs {
+                Some(a) if reads.0 => request_cel_value(a, &a.kind, &a.resource),
+                _ => Json::Null,
             };
-            #[cfg(not(target_arch = "wasm32"))]
-            let (request, authorizer) = {
-                let attrs = (reads.0 || reads.1).then(make_attrs);
-                let request = match &attrs {
-                    Some(a) if reads.0 => request_cel_value(a, &a.kind, &a.resource),
-                    _ => Json::Null,
-                };
-                (request, attrs.as_ref().filter(|_| reads.1).map(|a| self.set.authorizer(a)))
-            };
+            let authorizer = attrs.as_ref().filter(|_| reads.1).map(|a| self.set.authorizer(a));
             Bindings {
                 object,
                 old_object,

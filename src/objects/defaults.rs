@@ -683,18 +683,9 @@ fn pod(w: &mut Walk, v: &mut Json) {
             // The limits only, not the whole container (every container of every Pod).
             let at = format!("/spec/{list}/{i}");
             let c = v.get("spec").and_then(|s| s.get(list)).and_then(|l| l.get(i));
-            #[cfg(target_arch = "wasm32")]
-            let limits = c.and_then(|c| c.get("resources")).and_then(|r| r.get("limits")).cloned();
-            #[cfg(target_arch = "wasm32")]
-            let limits = match limits {
-                Some(Json::Object(limits)) => limits,
-                _ => Map::new(),
-            };
-            // Natively, the limits whose request is given are left out first: `set` would
-            // find the request there and change nothing (most Pods request what they limit).
-            // Copied are only the others (the keys are distinct: setting one request cannot
-            // give another).
-            #[cfg(not(target_arch = "wasm32"))]
+            // The limits whose request is given are left out first: `set` would find the
+            // request there and change nothing (most Pods request what they limit). Copied are
+            // only the others (the keys are distinct: setting one request cannot give another).
             let limits: Vec<(String, Json)> =
                 match c.and_then(|c| c.get("resources")).and_then(|r| r.get("limits")) {
                     Some(Json::Object(limits)) => limits
@@ -733,7 +724,6 @@ fn pod(w: &mut Walk, v: &mut Json) {
 /// changes nothing: every step is an object member (or list item) as `apply_rule` walks it, the
 /// last one too. A key `set`'s path would not carry as it is (a space, a leading `#`) is not
 /// looked at.
-#[cfg(not(target_arch = "wasm32"))]
 fn requested(v: &Json, list: &str, i: usize, k: &str) -> bool {
     if k.contains(' ') || k.starts_with('#') {
         return false;
